@@ -1,0 +1,9 @@
+//! clawrun: run Claw-Eval-style agent evaluations without Docker.
+//!
+//! Task environments and agent tools run as WASI components inside wasmtime ([`sandbox`]),
+//! over an in-memory, copy-on-write, blake3 content-addressed filesystem ([`vfs`]).
+
+pub use clawrun_vfs as vfs;
+
+pub mod cli;
+pub mod sandbox;

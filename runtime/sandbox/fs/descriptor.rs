@@ -1,0 +1,84 @@
+//! The resources handed to guests: descriptors (open files and directories) and directory
+//! entry streams.
+
+use clawrun_vfs::{Ino, NodeKind};
+
+use super::SharedFs;
+
+/// What an open descriptor refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DescriptorKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+}
+
+/// A directory the guest may open, with its rights.
+#[derive(Clone, Debug)]
+pub struct Preopen {
+    /// The directory's inode in the store's VFS.
+    pub ino: Ino,
+    /// The path the guest sees, e.g. `/workspace`.
+    pub guest_path: String,
+    /// Whether the guest may change anything below it.
+    pub writable: bool,
+}
+
+/// An open file or directory of the guest (`wasi:filesystem/types.descriptor`).
+pub struct Descriptor {
+    pub(super) fs: SharedFs,
+    pub(super) ino: Ino,
+    pub(super) kind: DescriptorKind,
+    /// Root of the preopen this descriptor was reached from: path resolution never leaves it.
+    pub(super) root: Ino,
+    /// Index of that preopen (renames and links across preopens are `cross-device`).
+    pub(super) preopen: usize,
+    /// Files: opened for reading.
+    pub(super) read: bool,
+    /// Files: opened for writing.
+    pub(super) write: bool,
+    /// Directories: entries below may be created, changed or removed.
+    pub(super) mutate: bool,
+    /// Guest path at open time (fault points and messages).
+    pub(super) path: String,
+}
+
+impl Descriptor {
+    /// A descriptor for `preopen` (index `index` in the store's preopen list).
+    pub(super) fn for_preopen(fs: &SharedFs, index: usize, preopen: &Preopen) -> Self {
+        fs.lock().vfs.retain(preopen.ino);
+        Self {
+            fs: fs.clone(),
+            ino: preopen.ino,
+            kind: DescriptorKind::Directory,
+            root: preopen.ino,
+            preopen: index,
+            read: true,
+            write: false,
+            mutate: preopen.writable,
+            path: preopen.guest_path.clone(),
+        }
+    }
+
+    /// The inode this descriptor refers to.
+    pub fn ino(&self) -> Ino {
+        self.ino
+    }
+
+    /// The guest path this descriptor was opened with.
+    pub fn guest_path(&self) -> &str {
+        &self.path
+    }
+}
+
+impl Drop for Descriptor {
+    fn drop(&mut self) {
+        self.fs.lock().vfs.release(self.ino);
+    }
+}
+
+/// A snapshot of a directory's entries being read by the guest.
+pub struct DirEntryStream {
+    pub(super) entries: std::vec::IntoIter<(String, NodeKind)>,
+}

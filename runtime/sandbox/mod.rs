@@ -1,0 +1,21 @@
+//! The sandbox: one wasmtime engine per process running WASI programs over the VFS.
+//!
+//! Components are compiled once (cached on disk, see [`cache`]) and pre-instantiated; each run
+//! gets a fresh store with its own VFS view, capped stdio, virtual clocks, seeded random, fuel
+//! and a memory limit. Sockets are denied; the filesystem and monotonic clock are our own hosts
+//! shadowing wasmtime-wasi's (see [`fs`] and [`clock`]).
+
+pub mod cache;
+pub mod clock;
+pub mod fault;
+pub mod fs;
+pub mod output;
+pub mod program;
+pub mod random;
+mod run;
+mod state;
+
+pub use self::run::{
+    DEFAULT_FUEL, DEFAULT_MAX_MEMORY, DEFAULT_OUTPUT_CAP, Mount, Program, RunConfig, RunOutcome,
+    Sandbox, SandboxConfig, Status,
+};

@@ -1,0 +1,70 @@
+//! Programs a sandbox can run: WASI p2 components as they are, core wasip1 modules wrapped in
+//! the official preview1 adapter.
+
+use anyhow::{Context, Result, bail};
+
+/// What kind of WebAssembly binary a program is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgramKind {
+    /// A component (WASI preview 2).
+    Component,
+    /// A core module targeting WASI preview 1; run through the preview1 adapter.
+    CoreWasip1,
+}
+
+/// Tells a component from a core module by its header.
+pub fn detect(bytes: &[u8]) -> Result<ProgramKind> {
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        bail!("not a WebAssembly binary (it does not start with the `\\0asm` magic bytes)");
+    }
+    match [bytes[4], bytes[5], bytes[6], bytes[7]] {
+        [1, 0, 0, 0] => Ok(ProgramKind::CoreWasip1),
+        [0x0d, 0, 1, 0] => Ok(ProgramKind::Component),
+        [a, b, c, d] => bail!(
+            "unsupported WebAssembly binary version {:#04x} {:#04x} {:#04x} {:#04x}",
+            a,
+            b,
+            c,
+            d
+        ),
+    }
+}
+
+/// Wraps a wasip1 command module into a WASI p2 command component with the official adapter.
+pub fn adapt_wasip1(module: &[u8]) -> Result<Vec<u8>> {
+    let adapter = wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_COMMAND_ADAPTER;
+    wit_component::ComponentEncoder::default()
+        .module(module)
+        .context("reading the core module")?
+        .adapter("wasi_snapshot_preview1", adapter)
+        .context("loading the preview1 adapter")?
+        .validate(true)
+        .encode()
+        .context("wrapping the wasip1 module in the preview1 adapter")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_kinds_and_rejects_garbage() {
+        assert_eq!(detect(b"\0asm\x01\0\0\0").unwrap(), ProgramKind::CoreWasip1);
+        assert_eq!(
+            detect(b"\0asm\x0d\0\x01\0").unwrap(),
+            ProgramKind::Component
+        );
+        assert!(
+            detect(b"#!/bin/sh\n")
+                .unwrap_err()
+                .to_string()
+                .contains("not a WebAssembly")
+        );
+        assert!(
+            detect(b"\0asm\x02\0\0\0")
+                .unwrap_err()
+                .to_string()
+                .contains("version")
+        );
+    }
+}

@@ -1,0 +1,384 @@
+//! The engine, program loading and one program run.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use anyhow::{Context, Result, bail};
+use clawrun_vfs::{NodeKind, Vfs};
+use wasmtime::component::{Linker, ResourceTable};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
+use wasmtime_wasi::WasiCtx;
+use wasmtime_wasi::p2::bindings::sync::CommandPre;
+use wasmtime_wasi::p2::pipe::MemoryInputPipe;
+
+use super::cache::ComponentCache;
+use super::clock::{self, VirtualClock};
+use super::fault::{FsFaultHook, NoFaults};
+use super::fs::{self, Preopen, SharedFs, WasiVfsCtx};
+use super::output::CappedOutput;
+use super::program::{self, ProgramKind};
+use super::random::SeededRng;
+use super::state::{MemoryLimiter, StoreData};
+
+/// How the process-wide sandbox is set up.
+#[derive(Clone, Debug)]
+pub struct SandboxConfig {
+    /// Folder of the compiled-component cache; `None` compiles every time.
+    pub cache_dir: Option<PathBuf>,
+    /// Use the pooling instance allocator (falls back to on-demand if the pool cannot be
+    /// reserved).
+    pub pooling: bool,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            cache_dir: ComponentCache::default_dir(),
+            pooling: true,
+        }
+    }
+}
+
+/// One wasmtime engine with our WASI host linked in; share it across all runs of a process.
+pub struct Sandbox {
+    engine: Engine,
+    linker: Linker<StoreData>,
+    cache: ComponentCache,
+    loaded: Mutex<HashMap<blake3::Hash, CommandPre<StoreData>>>,
+}
+
+/// A program compiled and pre-instantiated, ready to run many times.
+#[derive(Clone)]
+pub struct Program {
+    pre: CommandPre<StoreData>,
+    /// Whether it came in as a component or as a wasip1 module.
+    pub kind: ProgramKind,
+    /// blake3 of the bytes it was loaded from.
+    pub hash: blake3::Hash,
+}
+
+/// A VFS directory handed to the guest as a preopen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    /// Absolute path in the VFS, which is also the path the guest sees.
+    pub guest_path: String,
+    /// Whether the guest may change anything below it.
+    pub writable: bool,
+}
+
+/// Everything one run needs besides the program and its filesystem.
+pub struct RunConfig {
+    /// argv, including argv\[0\].
+    pub args: Vec<String>,
+    /// Environment variables (nothing is inherited from the host).
+    pub env: Vec<(String, String)>,
+    /// Bytes on the guest's stdin.
+    pub stdin: Vec<u8>,
+    /// Preopened directories.
+    pub mounts: Vec<Mount>,
+    /// Seed of all randomness the guest sees.
+    pub seed: u64,
+    /// Fuel budget (roughly one unit per wasm instruction).
+    pub fuel: u64,
+    /// Largest linear memory, in bytes.
+    pub max_memory: usize,
+    /// Bytes of stdout kept; the rest is cut with a marker.
+    pub stdout_cap: usize,
+    /// Bytes of stderr kept; the rest is cut with a marker.
+    pub stderr_cap: usize,
+    /// The virtual clock (shared with the caller, who may advance it).
+    pub clock: VirtualClock,
+    /// Asked before every filesystem host call.
+    pub fs_hook: Box<dyn FsFaultHook>,
+}
+
+/// Default fuel: about a second or two of guest compute.
+pub const DEFAULT_FUEL: u64 = 10_000_000_000;
+/// Default memory limit: 512 MiB.
+pub const DEFAULT_MAX_MEMORY: usize = 512 << 20;
+/// Default stdout / stderr cap: 1 MiB each.
+pub const DEFAULT_OUTPUT_CAP: usize = 1 << 20;
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            args: vec!["program".into()],
+            env: Vec::new(),
+            stdin: Vec::new(),
+            mounts: Vec::new(),
+            seed: 0,
+            fuel: DEFAULT_FUEL,
+            max_memory: DEFAULT_MAX_MEMORY,
+            stdout_cap: DEFAULT_OUTPUT_CAP,
+            stderr_cap: DEFAULT_OUTPUT_CAP,
+            clock: VirtualClock::default(),
+            fs_hook: Box::new(NoFaults),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The program exited with this status.
+    Exited(i32),
+    /// The fuel budget ran out (an endless loop, or too little `--fuel`).
+    OutOfFuel {
+        /// The budget that was used up.
+        fuel: u64,
+    },
+    /// The program died after a memory growth past the limit was refused.
+    MemoryLimit {
+        /// The limit, in bytes.
+        limit: usize,
+        /// The largest size asked for, in bytes.
+        requested: usize,
+    },
+    /// The program trapped for another reason.
+    Trapped(String),
+}
+
+impl Status {
+    /// The process exit code a shell would see: the program's own, 137 for fuel exhaustion
+    /// (as if killed), 134 for other traps (as if aborted).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Status::Exited(code) => *code,
+            Status::OutOfFuel { .. } => 137,
+            Status::MemoryLimit { .. } | Status::Trapped(_) => 134,
+        }
+    }
+
+    /// A one-line explanation for anything but a normal exit.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Status::Exited(_) => None,
+            Status::OutOfFuel { fuel } => Some(format!(
+                "the program ran out of fuel after {fuel} units (an endless loop? raise --fuel)"
+            )),
+            Status::MemoryLimit { limit, requested } => Some(format!(
+                "the program exceeded the memory limit: it asked for {} MiB, the limit is {} MiB (raise --memory)",
+                requested.div_ceil(1 << 20),
+                limit >> 20
+            )),
+            Status::Trapped(msg) => Some(format!("the program trapped: {msg}")),
+        }
+    }
+}
+
+/// What a run produced.
+pub struct RunOutcome {
+    /// How it ended.
+    pub status: Status,
+    /// Captured stdout (with a truncation marker if it was cut).
+    pub stdout: Vec<u8>,
+    /// Captured stderr (with a truncation marker if it was cut).
+    pub stderr: Vec<u8>,
+    /// Fuel consumed.
+    pub fuel_used: u64,
+    /// The filesystem after the run.
+    pub vfs: Vfs,
+}
+
+fn engine(pooling: bool) -> Result<Engine> {
+    let mut config = Config::new();
+    config.consume_fuel(true);
+    config.memory_init_cow(true);
+    config.parallel_compilation(true);
+    if pooling {
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(128)
+            .total_core_instances(512)
+            .total_memories(128)
+            .total_tables(256)
+            .max_memory_size(4 << 30)
+            .linear_memory_keep_resident(1 << 20);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        match Engine::new(&config) {
+            Ok(engine) => return Ok(engine),
+            Err(e) => tracing::warn!("pooling allocator unavailable ({e}); using on-demand"),
+        }
+        config.allocation_strategy(InstanceAllocationStrategy::OnDemand);
+    }
+    Engine::new(&config).map_err(anyhow::Error::from)
+}
+
+impl Sandbox {
+    /// Creates the engine and links our WASI host (stock wasmtime-wasi, with the filesystem
+    /// and monotonic clock shadowed by ours).
+    pub fn new(config: SandboxConfig) -> Result<Self> {
+        let engine = engine(config.pooling)?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;
+        fs::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        let cache = ComponentCache::new(&engine, config.cache_dir);
+        Ok(Self {
+            engine,
+            linker,
+            cache,
+            loaded: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Checks that our `wasi:filesystem` carries exactly the interface versions of the stock
+    /// one: installing it without shadowing must collide with wasmtime-wasi's definitions. If
+    /// the versions drifted (a wasmtime bump without re-copying `runtime/sandbox/wit`), both
+    /// would coexist and the linker's semver matching could hand guests the stock host.
+    pub fn check_filesystem_shadows_stock(&self) -> Result<()> {
+        let mut linker: Linker<StoreData> = Linker::new(&self.engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;
+        match fs::add_to_linker_unshadowed(&mut linker) {
+            Err(e) if format!("{e:#}").contains("defined twice") => Ok(()),
+            Err(e) => bail!("unexpected error installing the filesystem host: {e:#}"),
+            Ok(()) => bail!(
+                "our wasi:filesystem did not collide with wasmtime-wasi's: the WIT in \
+                 runtime/sandbox/wit has drifted from the stock version; re-copy it"
+            ),
+        }
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Loads a program from a component or a wasip1 module: compiled once (or read from the
+    /// cache) and pre-instantiated; loading the same bytes again is a map lookup.
+    pub fn load(&self, bytes: &[u8]) -> Result<Program> {
+        let kind = program::detect(bytes)?;
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(match kind {
+            ProgramKind::Component => b"component\0",
+            ProgramKind::CoreWasip1 => b"wasip1-adapted-48\0",
+        });
+        hasher.update(bytes);
+        let hash = hasher.finalize();
+        if let Some(pre) = self.lock_loaded().get(&hash) {
+            return Ok(Program {
+                pre: pre.clone(),
+                kind,
+                hash,
+            });
+        }
+        let component = self
+            .cache
+            .load_or_compile(&self.engine, &hash, || match kind {
+                ProgramKind::Component => Ok(bytes.to_vec()),
+                ProgramKind::CoreWasip1 => program::adapt_wasip1(bytes),
+            })?;
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(anyhow::Error::from)
+            .context("the program needs imports the sandbox does not provide")?;
+        let pre = CommandPre::new(pre)
+            .map_err(anyhow::Error::from)
+            .context("the program is not a WASI command (it exports no `wasi:cli/run`)")?;
+        self.lock_loaded().insert(hash, pre.clone());
+        Ok(Program { pre, kind, hash })
+    }
+
+    fn lock_loaded(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<blake3::Hash, CommandPre<StoreData>>> {
+        self.loaded.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `program` once over `vfs`. `Err` means the host could not run it at all (a mount
+    /// point missing from the VFS, say); anything the guest does is reported in the outcome.
+    pub fn run(&self, program: &Program, vfs: Vfs, config: RunConfig) -> Result<RunOutcome> {
+        let preopens = config
+            .mounts
+            .iter()
+            .map(|m| {
+                let ino = vfs
+                    .resolve(&m.guest_path)
+                    .ok()
+                    .filter(|&ino| vfs.kind(ino).ok() == Some(NodeKind::Directory));
+                match ino {
+                    Some(ino) => Ok(Preopen {
+                        ino,
+                        guest_path: m.guest_path.clone(),
+                        writable: m.writable,
+                    }),
+                    None => bail!("mount point {} is not a directory in the VFS", m.guest_path),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let shared = SharedFs::new(vfs, config.clock.clone());
+        shared.set_hook(config.fs_hook);
+        let stdout = CappedOutput::new(config.stdout_cap);
+        let stderr = CappedOutput::new(config.stderr_cap);
+
+        let mut wasi = WasiCtx::builder();
+        wasi.args(&config.args)
+            .envs(&config.env)
+            .stdin(MemoryInputPipe::new(config.stdin))
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .wall_clock(config.clock.clone())
+            .monotonic_clock(config.clock.clone())
+            .secure_random(SeededRng::new(config.seed, "secure"))
+            .insecure_random(SeededRng::new(config.seed, "insecure"))
+            .insecure_random_seed(SeededRng::insecure_seed(config.seed))
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
+        let data = StoreData {
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            vfs: WasiVfsCtx {
+                fs: shared.clone(),
+                preopens,
+            },
+            clock: config.clock.clone(),
+            limits: MemoryLimiter::new(config.max_memory),
+        };
+        let mut store = Store::new(&self.engine, data);
+        store.limiter(|s| &mut s.limits);
+        store.set_fuel(config.fuel).map_err(anyhow::Error::from)?;
+
+        let result = program
+            .pre
+            .instantiate(&mut store)
+            .and_then(|cmd| cmd.wasi_cli_run().call_run(&mut store));
+        let fuel_used = config.fuel - store.get_fuel().unwrap_or(0);
+        let status = match result {
+            Ok(Ok(())) => Status::Exited(0),
+            Ok(Err(())) => Status::Exited(1),
+            Err(e) => classify(&e, config.fuel, &store.data().limits),
+        };
+        drop(store);
+        let vfs = shared.snapshot();
+        Ok(RunOutcome {
+            status,
+            stdout: stdout.contents(),
+            stderr: stderr.contents(),
+            fuel_used,
+            vfs,
+        })
+    }
+}
+
+/// Names the reason a run failed with an error.
+fn classify(e: &wasmtime::Error, fuel: u64, limits: &MemoryLimiter) -> Status {
+    if let Some(exit) = e.downcast_ref::<wasmtime_wasi::I32Exit>() {
+        return Status::Exited(exit.0);
+    }
+    let trap = e.downcast_ref::<Trap>();
+    if trap == Some(&Trap::OutOfFuel) {
+        return Status::OutOfFuel { fuel };
+    }
+    if let Some(requested) = limits.refused {
+        return Status::MemoryLimit {
+            limit: limits.max_memory,
+            requested,
+        };
+    }
+    match trap {
+        Some(trap) => Status::Trapped(trap.to_string()),
+        None => Status::Trapped(format!("{e:#}")),
+    }
+}
