@@ -7,3 +7,4 @@ pub use clawrun_vfs as vfs;
 
 pub mod cli;
 pub mod sandbox;
+pub mod tools;

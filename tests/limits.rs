@@ -121,7 +121,7 @@ fn exit_codes_pass_through() {
 
 #[test]
 fn sockets_are_denied() {
-    for target in [Target::P2] {
+    for target in TARGETS {
         let out = run(&program("netprobe", target), vfs_with_dirs(&[]), &[], &[]);
         let text = stdout(&out);
         assert!(!text.contains(": ok"), "{target:?}: {text}");

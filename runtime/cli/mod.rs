@@ -1,6 +1,7 @@
 //! The `clawrun` command line.
 
 mod exec;
+mod tool;
 
 use clap::{Parser, Subcommand};
 
@@ -19,6 +20,9 @@ pub struct Cli {
 enum Command {
     /// Run a WASI program (component or wasip1 module) over an in-memory copy of host folders.
     Exec(exec::ExecArgs),
+    /// Run one agent tool (Bash, Read, Write, Edit, Glob, Grep) on a workspace and print what
+    /// the model would see.
+    Tool(tool::ToolArgs),
 }
 
 /// A user-facing error: printed as one line, exit status 2.
@@ -38,6 +42,7 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Exec(args) => exec::run(args),
+        Command::Tool(args) => tool::run(args),
     };
     match result {
         Ok(code) => code,

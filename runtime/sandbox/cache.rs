@@ -81,10 +81,10 @@ impl ComponentCache {
             .precompile_component(&bytes)
             .map_err(anyhow::Error::from)
             .context("compiling the component")?;
-        if let Some(path) = path.as_deref() {
-            if let Err(e) = store_atomically(path, &compiled) {
-                tracing::warn!("could not write compile cache {}: {e:#}", path.display());
-            }
+        if let Some(path) = path.as_deref()
+            && let Err(e) = store_atomically(path, &compiled)
+        {
+            tracing::warn!("could not write compile cache {}: {e:#}", path.display());
         }
         // SAFETY: `compiled` was produced by `precompile_component` on this very engine.
         let component = unsafe { Component::deserialize(engine, &compiled) }

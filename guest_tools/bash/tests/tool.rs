@@ -1,0 +1,100 @@
+//! End-to-end tests of the tool entry point: envelope handling, state persistence and the
+//! output conventions documented in the README.
+
+use clawrun_tool_bash::{BashArgs, bash_tool};
+use clawrun_tool_protocol::{State, handle_mut};
+
+fn run(dir: &std::path::Path, state: &mut State, command: &str) -> String {
+    let _ = dir;
+    bash_tool(
+        BashArgs {
+            command: command.to_owned(),
+            timeout: None,
+            description: None,
+        },
+        state,
+    )
+    .expect("bash never returns a tool error")
+}
+
+#[test]
+fn cwd_and_exports_persist_between_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let mut state = State::with_cwd(dir.path().to_string_lossy());
+    assert_eq!(
+        run(dir.path(), &mut state, "cd sub && export GREETING=hi"),
+        ""
+    );
+    assert!(state.cwd.ends_with("/sub"), "{}", state.cwd);
+    assert_eq!(state.env.get("GREETING").map(String::as_str), Some("hi"));
+    // Built-in defaults are not persisted.
+    assert!(!state.env.contains_key("PATH"));
+    let out = run(
+        dir.path(),
+        &mut state,
+        "pwd; echo $GREETING; NOT_EXPORTED=1",
+    );
+    assert!(out.ends_with("/sub\nhi\n"), "{out}");
+    assert!(!state.env.contains_key("NOT_EXPORTED"));
+}
+
+#[test]
+fn exit_status_is_appended() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = State::with_cwd(dir.path().to_string_lossy());
+    assert_eq!(
+        run(dir.path(), &mut state, "echo hi; false"),
+        "hi\n[exit code: 1]"
+    );
+    assert_eq!(
+        run(dir.path(), &mut state, "nosuchcmd"),
+        "bash: nosuchcmd: command not found\n[exit code: 127]"
+    );
+    assert_eq!(
+        run(dir.path(), &mut state, "echo )"),
+        "bash: syntax error near unexpected token `)'\n[exit code: 2]"
+    );
+    assert_eq!(run(dir.path(), &mut state, "exit 3"), "[exit code: 3]");
+}
+
+#[test]
+fn stdout_and_stderr_interleave_in_write_order() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), "A\n").unwrap();
+    let mut state = State::with_cwd(dir.path().to_string_lossy());
+    assert_eq!(
+        run(dir.path(), &mut state, "cat a nofile a"),
+        "A\ncat: nofile: No such file or directory\nA\n[exit code: 1]"
+    );
+}
+
+#[test]
+fn endless_loops_hit_the_command_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = State::with_cwd(dir.path().to_string_lossy());
+    let out = run(dir.path(), &mut state, "while true; do :; done");
+    assert!(out.contains("Command timed out"), "{out}");
+    assert!(out.ends_with("[exit code: 124]"), "{out}");
+}
+
+#[test]
+fn envelope_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = serde_json::json!({
+        "args": {"command": "echo $X; cd /", "timeout": 5000, "description": "demo"},
+        "state": {"cwd": dir.path().to_string_lossy(), "env": {"X": "from-state"}}
+    })
+    .to_string();
+    let response = handle_mut("Bash", &input, bash_tool);
+    assert!(!response.is_error);
+    assert_eq!(response.output, "from-state\n");
+    assert_eq!(response.state.cwd, "/");
+    assert_eq!(
+        response.state.env.get("X").map(String::as_str),
+        Some("from-state")
+    );
+    let bad = handle_mut("Bash", r#"{"args": {}}"#, bash_tool);
+    assert!(bad.is_error);
+    assert_eq!(bad.output, r#"Bash: missing required field "command""#);
+}

@@ -1,0 +1,5 @@
+//! The `Read` tool as a WASI command: one JSON request on stdin, one JSON response on stdout.
+
+fn main() {
+    clawrun_tool_protocol::run("Read", clawrun_tool_read::read);
+}

@@ -1,0 +1,5 @@
+//! The `Write` tool as a WASI command: one JSON request on stdin, one JSON response on stdout.
+
+fn main() {
+    clawrun_tool_protocol::run("Write", clawrun_tool_write::write);
+}

@@ -1,0 +1,184 @@
+//! The agent's system tools (`Bash`, `Read`, `Write`, `Edit`, `Glob`, `Grep`): WASI components
+//! built from `guest_tools/` and embedded in the binary, run by the sandbox over a VFS with the
+//! whole tree preopened at `/` and `/workspace` as the working root.
+//!
+//! The host/guest contract is `guest_tools/PROTOCOL.md`: one JSON request on stdin, one JSON
+//! response on stdout.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use anyhow::{Context, Result, bail};
+use clawrun_vfs::Vfs;
+use serde::{Deserialize, Serialize};
+
+use crate::sandbox::clock::VirtualClock;
+use crate::sandbox::{Mount, Program, RunConfig, Sandbox, Status};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/guest_tools.rs"));
+}
+
+/// The working root of every tool call.
+pub const WORKSPACE: &str = "/workspace";
+
+/// The names of the embedded tools, in presentation order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    embedded::EMBEDDED.iter().map(|(name, _)| *name)
+}
+
+/// The component bytes of tool `name`.
+pub fn component(name: &str) -> Option<&'static [u8]> {
+    embedded::EMBEDDED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, wasm)| *wasm)
+}
+
+/// State carried from one tool call to the next within a trial (Bash's cwd and exports).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolState {
+    /// Working directory.
+    pub cwd: String,
+    /// Exported environment variables.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+impl Default for ToolState {
+    fn default() -> Self {
+        Self {
+            cwd: WORKSPACE.to_string(),
+            env: BTreeMap::new(),
+        }
+    }
+}
+
+/// What a tool call returns to the model, plus the filesystem after it.
+pub struct ToolOutcome {
+    /// The text the model sees.
+    pub output: String,
+    /// Whether it is a tool error.
+    pub is_error: bool,
+    /// State for the next call.
+    pub state: ToolState,
+    /// The filesystem after the call.
+    pub vfs: Vfs,
+    /// Fuel the call consumed.
+    pub fuel_used: u64,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    args: &'a serde_json::Value,
+    state: &'a ToolState,
+}
+
+#[derive(Deserialize)]
+struct Response {
+    output: String,
+    is_error: bool,
+    state: ToolState,
+}
+
+/// The embedded tools, each loaded into the sandbox (compiled or read from the compile cache)
+/// on its first call.
+#[derive(Default)]
+pub struct Toolbox {
+    programs: Mutex<BTreeMap<&'static str, Program>>,
+}
+
+impl Toolbox {
+    /// An empty toolbox; tools load on first use.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The loaded program of tool `name`.
+    fn program(&self, sandbox: &Sandbox, name: &str) -> Result<Program> {
+        let Some((name, wasm)) = embedded::EMBEDDED.iter().find(|(n, _)| *n == name) else {
+            bail!(
+                "unknown tool '{name}' (known: {})",
+                names().collect::<Vec<_>>().join(", ")
+            );
+        };
+        let mut programs = self.programs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = programs.get(name) {
+            return Ok(p.clone());
+        }
+        let program = sandbox
+            .load(wasm)
+            .with_context(|| format!("loading the {name} tool"))?;
+        programs.insert(name, program.clone());
+        Ok(program)
+    }
+
+    /// Runs tool `name` with the model's `args` over `vfs`. Bad arguments and tool failures
+    /// come back as tool errors for the model; `Err` only for an unknown tool or a host fault.
+    pub fn call(
+        &self,
+        sandbox: &Sandbox,
+        name: &str,
+        args: &serde_json::Value,
+        vfs: Vfs,
+        state: &ToolState,
+        seed: u64,
+        clock: VirtualClock,
+    ) -> Result<ToolOutcome> {
+        let program = self.program(sandbox, name)?;
+        let stdin = serde_json::to_vec(&Request { args, state })?;
+        let run = sandbox.run(
+            &program,
+            vfs,
+            RunConfig {
+                args: vec![name.to_string()],
+                stdin,
+                mounts: vec![Mount {
+                    guest_path: "/".into(),
+                    writable: true,
+                }],
+                seed,
+                clock,
+                ..RunConfig::default()
+            },
+        )?;
+        let parsed = match &run.status {
+            Status::Exited(0) => serde_json::from_slice::<Response>(&run.stdout).ok(),
+            _ => None,
+        };
+        Ok(match parsed {
+            Some(r) => ToolOutcome {
+                output: r.output,
+                is_error: r.is_error,
+                state: r.state,
+                vfs: run.vfs,
+                fuel_used: run.fuel_used,
+            },
+            None => ToolOutcome {
+                output: crash_report(name, &run.status, &run.stderr),
+                is_error: true,
+                state: state.clone(),
+                vfs: run.vfs,
+                fuel_used: run.fuel_used,
+            },
+        })
+    }
+}
+
+/// What the model reads when a tool died instead of answering.
+fn crash_report(name: &str, status: &Status, stderr: &[u8]) -> String {
+    let why = status.message().unwrap_or_else(|| {
+        format!(
+            "it exited with status {} without a result",
+            status.exit_code()
+        )
+    });
+    let mut text = format!("{name} failed: {why}");
+    let stderr = String::from_utf8_lossy(stderr);
+    let stderr = stderr.trim();
+    if !stderr.is_empty() {
+        text.push('\n');
+        text.extend(stderr.chars().take(2000));
+    }
+    text
+}
