@@ -71,6 +71,33 @@ fn memory_bomb_is_refused_and_small_allocations_work() {
 }
 
 #[test]
+fn allocation_abort_after_a_refused_growth_names_the_memory_limit() {
+    for target in TARGETS {
+        let out = run_with(
+            &program("membomb", target),
+            vfs_with_dirs(&[]),
+            &[],
+            &["256", "abort"],
+            RunConfig {
+                max_memory: 64 << 20,
+                ..RunConfig::default()
+            },
+        );
+        let Status::MemoryLimit { limit, requested } = out.status.clone() else {
+            panic!("{target:?}: {:?} {}", out.status, stderr(&out));
+        };
+        assert_eq!(limit, 64 << 20);
+        assert!(requested > 256 << 20, "{requested}");
+        let msg = out.status.message().unwrap();
+        assert!(
+            msg.contains("the limit is 64 MiB (raise --memory)"),
+            "{msg}"
+        );
+        assert_eq!(out.status.exit_code(), 134);
+    }
+}
+
+#[test]
 fn output_flood_is_truncated_with_a_marker() {
     for target in TARGETS {
         let out = run_with(

@@ -8,7 +8,7 @@ use clawrun_vfs::Vfs;
 use super::UsageError;
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{Sandbox, SandboxConfig};
-use crate::tools::{self, ToolState, Toolbox, WORKSPACE};
+use crate::tools::{self, ToolCall, ToolEnv, ToolState, Toolbox, WORKSPACE};
 
 /// Arguments of `clawrun tool`.
 #[derive(Debug, clap::Args)]
@@ -72,15 +72,16 @@ pub fn run(args: ToolArgs) -> Result<i32> {
 
     let sandbox = Sandbox::new(SandboxConfig::default())?;
     let toolbox = Toolbox::new();
-    let out = toolbox.call(
-        &sandbox,
-        &args.name,
-        &json,
-        vfs,
-        &state,
-        args.seed,
-        VirtualClock::default(),
-    )?;
+    let call = ToolCall {
+        name: &args.name,
+        args: &json,
+        state: &state,
+    };
+    let env = ToolEnv {
+        seed: args.seed,
+        clock: VirtualClock::default(),
+    };
+    let out = toolbox.call(&sandbox, call, vfs, &env)?;
     println!("{}", out.output);
     if args.write_back
         && let Some(dir) = &host

@@ -54,6 +54,26 @@ impl Default for ToolState {
     }
 }
 
+/// One tool call as the agent made it.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolCall<'a> {
+    /// The tool's name (`Bash`, `Read`, ...).
+    pub name: &'a str,
+    /// The arguments exactly as the model sent them.
+    pub args: &'a serde_json::Value,
+    /// State left by the previous call of the trial.
+    pub state: &'a ToolState,
+}
+
+/// What every tool call of a trial runs with.
+#[derive(Clone, Debug, Default)]
+pub struct ToolEnv {
+    /// Seed of every random byte the tool sees.
+    pub seed: u64,
+    /// The trial's virtual clock.
+    pub clock: VirtualClock,
+}
+
 /// What a tool call returns to the model, plus the filesystem after it.
 pub struct ToolOutcome {
     /// The text the model sees.
@@ -113,18 +133,16 @@ impl Toolbox {
         Ok(program)
     }
 
-    /// Runs tool `name` with the model's `args` over `vfs`. Bad arguments and tool failures
-    /// come back as tool errors for the model; `Err` only for an unknown tool or a host fault.
+    /// Runs `call` over `vfs`. Bad arguments and tool failures come back as tool errors for
+    /// the model; `Err` only for an unknown tool or a host fault.
     pub fn call(
         &self,
         sandbox: &Sandbox,
-        name: &str,
-        args: &serde_json::Value,
+        call: ToolCall<'_>,
         vfs: Vfs,
-        state: &ToolState,
-        seed: u64,
-        clock: VirtualClock,
+        env: &ToolEnv,
     ) -> Result<ToolOutcome> {
+        let ToolCall { name, args, state } = call;
         let program = self.program(sandbox, name)?;
         let stdin = serde_json::to_vec(&Request { args, state })?;
         let run = sandbox.run(
@@ -137,8 +155,8 @@ impl Toolbox {
                     guest_path: "/".into(),
                     writable: true,
                 }],
-                seed,
-                clock,
+                seed: env.seed,
+                clock: env.clock.clone(),
                 ..RunConfig::default()
             },
         )?;

@@ -472,11 +472,13 @@ impl Shell {
                     let data = self.capture_subshell(&sub.list, io)?;
                     let _ = std::fs::create_dir_all("/tmp");
                     self.psub_counter += 1;
-                    let path = format!(
-                        "/tmp/.clawrun-psub-{}-{}",
-                        std::process::id(),
-                        self.psub_counter
-                    );
+                    // `std::process::id()` panics on WASI, where the shell is alone anyway.
+                    let pid = if cfg!(target_os = "wasi") {
+                        0
+                    } else {
+                        std::process::id()
+                    };
+                    let path = format!("/tmp/.clawrun-psub-{pid}-{}", self.psub_counter);
                     if std::fs::write(&path, data).is_err() {
                         io.errln("bash: cannot create temp file for process substitution");
                         return Ok(1);

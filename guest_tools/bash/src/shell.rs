@@ -36,7 +36,7 @@ pub enum Flow {
 pub type ExecResult = Result<i32, Flow>;
 
 /// Maximum number of simple commands one tool call may execute (guards endless loops).
-pub const COMMAND_BUDGET: u64 = 2_000_000;
+pub const COMMAND_BUDGET: u64 = 200_000;
 
 /// The interpreter state that persists for the duration of one tool call.
 #[derive(Clone)]

@@ -62,12 +62,15 @@ impl Clone for Chunk {
 
 impl fmt::Debug for Chunk {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Chunk").field("len", &self.data.len()).finish()
+        f.debug_struct("Chunk")
+            .field("len", &self.data.len())
+            .finish()
     }
 }
 
 /// A full chunk of zeros shared by every sparse extension.
-static ZERO_CHUNK: LazyLock<Arc<Chunk>> = LazyLock::new(|| Arc::new(Chunk::new(vec![0; CHUNK_SIZE])));
+static ZERO_CHUNK: LazyLock<Arc<Chunk>> =
+    LazyLock::new(|| Arc::new(Chunk::new(vec![0; CHUNK_SIZE])));
 
 /// The content of a regular file.
 #[derive(Clone, Default)]
@@ -188,13 +191,14 @@ impl FileContent {
 
     /// The file hash (see the crate docs for the encoding).
     pub fn hash(&self) -> blake3::Hash {
-        let mut hasher = blake3::Hasher::new();
-        hasher.update(b"clawrun-vfs/file\0");
-        hasher.update(&self.len.to_le_bytes());
+        const PREFIX: &[u8] = b"clawrun-vfs/file\0";
+        let mut buf = Vec::with_capacity(PREFIX.len() + 8 + 32 * self.chunks.len());
+        buf.extend_from_slice(PREFIX);
+        buf.extend_from_slice(&self.len.to_le_bytes());
         for chunk in &self.chunks {
-            hasher.update(chunk.hash().as_bytes());
+            buf.extend_from_slice(chunk.hash().as_bytes());
         }
-        hasher.finalize()
+        blake3::hash(&buf)
     }
 
     /// The chunk vector, for sharing checks in tests.
@@ -280,10 +284,17 @@ mod tests {
         b.write(42 * CHUNK + 5, b"x");
         let (ca, cb) = (a.chunk_vec(), b.chunk_vec());
         assert_eq!(ca.len(), cb.len());
-        let shared = ca.iter().zip(cb.iter()).filter(|(x, y)| Arc::ptr_eq(x, y)).count();
+        let shared = ca
+            .iter()
+            .zip(cb.iter())
+            .filter(|(x, y)| Arc::ptr_eq(x, y))
+            .count();
         assert_eq!(shared, ca.len() - 1);
         assert!(!Arc::ptr_eq(&ca[42], &cb[42]));
-        assert_eq!(a.hash(), FileContent::from_bytes(&vec![7; CHUNK_SIZE * 100 + 17]).hash());
+        assert_eq!(
+            a.hash(),
+            FileContent::from_bytes(&vec![7; CHUNK_SIZE * 100 + 17]).hash()
+        );
         assert_ne!(a.hash(), b.hash());
     }
 
@@ -292,7 +303,12 @@ mod tests {
         let mut c = FileContent::default();
         c.write(10 * CHUNK + 1, b"z");
         assert_eq!(c.len(), 10 * CHUNK + 2);
-        assert!(c.chunks.iter().take(10).all(|ch| Arc::ptr_eq(ch, &ZERO_CHUNK)));
+        assert!(
+            c.chunks
+                .iter()
+                .take(10)
+                .all(|ch| Arc::ptr_eq(ch, &ZERO_CHUNK))
+        );
         check_layout(&c);
     }
 }

@@ -3,7 +3,7 @@
 use std::{cmp::Ordering, iter::Peekable};
 
 use crate::{
-    node::{Ino, Inode, Name, NodeKind},
+    node::{Entry, Ino, Name, NodeKind},
     tree::Vfs,
 };
 
@@ -81,24 +81,23 @@ fn diff_dirs(a: &Vfs, b: &Vfs, ra: Ino, rb: Ino, out: &mut Vec<Change>) {
         while let Some((name, ca, cb)) = next_pair(&mut ia, &mut ib) {
             let path = format!("{prefix}/{name}");
             match (ca, cb) {
-                (Some(ca), None) => list_subtree(a, ca, &path, ChangeKind::Removed, out),
-                (None, Some(cb)) => list_subtree(b, cb, &path, ChangeKind::Added, out),
+                (Some(ca), None) => list_subtree(a, ca.ino, &path, ChangeKind::Removed, out),
+                (None, Some(cb)) => list_subtree(b, cb.ino, &path, ChangeKind::Added, out),
                 (Some(ca), Some(cb)) => {
-                    let (na, nb) = (a.inode(ca), b.inode(cb));
-                    if na.kind() != nb.kind() {
-                        list_subtree(a, ca, &path, ChangeKind::Removed, out);
-                        list_subtree(b, cb, &path, ChangeKind::Added, out);
+                    if ca.kind != cb.kind {
+                        list_subtree(a, ca.ino, &path, ChangeKind::Removed, out);
+                        list_subtree(b, cb.ino, &path, ChangeKind::Added, out);
                         continue;
                     }
-                    let content_differs = !same_hash(na, nb);
-                    if na.kind() == NodeKind::Directory {
-                        if na.mode != nb.mode {
+                    let content_differs = !same_hash(ca, cb);
+                    if ca.kind == NodeKind::Directory {
+                        if ca.mode != cb.mode {
                             out.push(change(&path, ChangeKind::Modified));
                         }
                         if content_differs {
-                            stack.push((path, ca, cb));
+                            stack.push((path, ca.ino, cb.ino));
                         }
-                    } else if content_differs || na.mode != nb.mode {
+                    } else if content_differs || ca.mode != cb.mode {
                         out.push(change(&path, ChangeKind::Modified));
                     }
                 }
@@ -108,18 +107,18 @@ fn diff_dirs(a: &Vfs, b: &Vfs, ra: Ino, rb: Ino, out: &mut Vec<Change>) {
     }
 }
 
-/// Whether two inodes have equal cached hashes (missing caches count as different).
-fn same_hash(a: &Inode, b: &Inode) -> bool {
+/// Whether two entries have equal cached hashes (missing caches count as different).
+fn same_hash(a: &Entry, b: &Entry) -> bool {
     matches!((a.hash, b.hash), (Some(x), Some(y)) if x == y)
 }
 
-/// The next name of a sorted merge of two entry lists, with its inode on each side.
+/// The next name of a sorted merge of two entry lists, with its entry on each side.
 fn next_pair<'a, I>(
     a: &mut Peekable<I>,
     b: &mut Peekable<I>,
-) -> Option<(Name, Option<Ino>, Option<Ino>)>
+) -> Option<(Name, Option<&'a Entry>, Option<&'a Entry>)>
 where
-    I: Iterator<Item = (&'a Name, &'a Ino)>,
+    I: Iterator<Item = (&'a Name, &'a Entry)>,
 {
     let order = match (a.peek(), b.peek()) {
         (None, None) => return None,
@@ -128,12 +127,12 @@ where
         (Some((x, _)), Some((y, _))) => x.cmp(y),
     };
     Some(match order {
-        Ordering::Less => a.next().map(|(n, &i)| (n.clone(), Some(i), None))?,
-        Ordering::Greater => b.next().map(|(n, &i)| (n.clone(), None, Some(i)))?,
+        Ordering::Less => a.next().map(|(n, e)| (n.clone(), Some(e), None))?,
+        Ordering::Greater => b.next().map(|(n, e)| (n.clone(), None, Some(e)))?,
         Ordering::Equal => {
-            let (n, &ia) = a.next()?;
-            let (_, &ib) = b.next()?;
-            (n.clone(), Some(ia), Some(ib))
+            let (n, ea) = a.next()?;
+            let (_, eb) = b.next()?;
+            (n.clone(), Some(ea), Some(eb))
         }
     })
 }

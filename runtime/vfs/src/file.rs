@@ -83,11 +83,18 @@ impl Vfs {
     /// Sets the permission bits (masked to `0o7777`).
     pub fn set_mode(&mut self, ino: Ino, mode: u32) -> Result<()> {
         self.node(ino)?;
+        let mode = mode & MODE_MASK;
         let now = self.now;
         let node = self.node_mut(ino);
-        node.mode = mode & MODE_MASK;
+        node.mode = mode;
         node.ctime = now;
-        self.invalidate_parents(ino);
+        // The mode is hashed in the parents' entries, not in the node's own hash.
+        for (parent, name) in self.parent_links(ino) {
+            if let Some(entry) = self.dir_mut(parent).entries.get_mut(&name) {
+                entry.mode = mode;
+            }
+            self.invalidate(parent);
+        }
         Ok(())
     }
 

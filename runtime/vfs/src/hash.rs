@@ -1,14 +1,22 @@
 //! Content hashing with per-inode caches.
 //!
-//! Invariant: if an inode has no cached hash, none of its ancestors (along every parent link)
-//! has one. Filling proceeds bottom-up, and invalidation clears a node and walks up every parent
-//! link, stopping at nodes that are already clear: by the invariant their ancestors are clear too.
+//! Every inode caches its own hash, and every directory entry caches the hash of the child it
+//! names (alongside mirrors of the child's kind and mode), so re-hashing a directory only looks
+//! up children whose hash changed. Invariants:
+//!
+//! * an entry's cached hash, when present, equals the child's current hash;
+//! * if an inode has no cached hash, then neither has any entry naming it, nor (recursively)
+//!   any ancestor along any parent link.
+//!
+//! Filling proceeds bottom-up. Invalidation clears a node, the entries naming it and its
+//! parents, walking up every link and stopping at nodes that were already clear: by the second
+//! invariant, everything above them is clear too.
 
 use blake3::{Hash, Hasher};
 
 use crate::{
     error::Result,
-    node::{Ino, NodeData},
+    node::{DirData, Ino, Name, NodeData},
     tree::Vfs,
 };
 
@@ -28,6 +36,7 @@ impl Vfs {
             return Ok(hash);
         }
         let mut stack = vec![ino];
+        let mut buf = Vec::new();
         while let Some(&top) = stack.last() {
             let node = self.inode(top);
             if node.hash.is_some() {
@@ -38,13 +47,27 @@ impl Vfs {
                 NodeData::File(content) => Some(content.hash()),
                 NodeData::Symlink(target) => Some(symlink_hash(target)),
                 NodeData::Dir(dir) => {
+                    // Copy known child hashes into the entries; queue children still unhashed.
                     let pending = stack.len();
-                    stack.extend(
-                        dir.entries
-                            .values()
-                            .filter(|&&child| self.inode(child).hash.is_none()),
-                    );
-                    (stack.len() == pending).then(|| self.dir_hash(top))
+                    let mut known: Vec<(Name, Hash)> = Vec::new();
+                    for (name, entry) in dir.entries.iter().filter(|(_, e)| e.hash.is_none()) {
+                        match self.inode(entry.ino).hash {
+                            Some(hash) => known.push((name.clone(), hash)),
+                            None => stack.push(entry.ino),
+                        }
+                    }
+                    if !known.is_empty() {
+                        let entries = &mut self.dir_mut(top).entries;
+                        for (name, hash) in known {
+                            if let Some(entry) = entries.get_mut(&name) {
+                                entry.hash = Some(hash);
+                            }
+                        }
+                    }
+                    if stack.len() > pending {
+                        continue;
+                    }
+                    self.inode(top).as_dir().and_then(|d| dir_hash(d, &mut buf))
                 }
             };
             if let Some(hash) = computed {
@@ -52,64 +75,55 @@ impl Vfs {
                 stack.pop();
             }
         }
-        Ok(self.inode(ino).hash.unwrap_or_else(|| unreachable!("hash was just filled")))
+        Ok(self
+            .inode(ino)
+            .hash
+            .unwrap_or_else(|| unreachable!("hash was just filled")))
     }
 
-    /// Clears the cached hash of `ino` and of every ancestor along all parent links.
+    /// Clears the cached hash of `ino`, of the entries naming it, and of every ancestor.
     pub(crate) fn invalidate(&mut self, ino: Ino) {
         let mut stack = vec![ino];
-        self.clear_up(&mut stack);
-    }
-
-    /// Clears the cached hashes of the ancestors of `ino` (its mode changed, not its content).
-    pub(crate) fn invalidate_parents(&mut self, ino: Ino) {
-        let mut stack = self.parents_of(ino);
-        self.clear_up(&mut stack);
-    }
-
-    /// Clears caches from the nodes on `stack` upwards, stopping at already-clear nodes.
-    fn clear_up(&mut self, stack: &mut Vec<Ino>) {
         while let Some(ino) = stack.pop() {
             match self.inodes.get(&ino) {
                 Some(node) if node.hash.is_some() => {}
                 _ => continue,
             }
             self.node_mut(ino).hash = None;
-            stack.extend(self.parents_of(ino));
+            for (parent, name) in self.parent_links(ino) {
+                if let Some(entry) = self.dir_mut(parent).entries.get_mut(&name) {
+                    entry.hash = None;
+                }
+                stack.push(parent);
+            }
         }
     }
 
-    /// Directories linking to `ino` (a directory's parent, or a file's link parents).
-    fn parents_of(&self, ino: Ino) -> Vec<Ino> {
+    /// `(directory, name)` links to `ino` (none for the root or an orphan).
+    pub(crate) fn parent_links(&self, ino: Ino) -> Vec<(Ino, Name)> {
         match self.inodes.get(&ino) {
             Some(node) => match node.as_dir() {
-                Some(dir) if dir.parent != ino => vec![dir.parent],
+                Some(dir) if dir.parent != ino => vec![(dir.parent, dir.name.clone())],
                 Some(_) => Vec::new(),
                 None => node.parents.clone(),
             },
             None => Vec::new(),
         }
     }
+}
 
-    /// Hash of directory `dir` whose children all have cached hashes.
-    fn dir_hash(&self, dir: Ino) -> Hash {
-        let mut hasher = Hasher::new();
-        hasher.update(b"clawrun-vfs/dir\0");
-        if let Some(dir) = self.inode(dir).as_dir() {
-            for (name, &child) in &dir.entries {
-                let child = self.inode(child);
-                let Some(hash) = child.hash else {
-                    unreachable!("children are hashed before their directory");
-                };
-                hasher.update(&(name.len() as u32).to_le_bytes());
-                hasher.update(name.as_bytes());
-                hasher.update(&[child.kind().hash_byte()]);
-                hasher.update(&child.mode.to_le_bytes());
-                hasher.update(hash.as_bytes());
-            }
-        }
-        hasher.finalize()
+/// Hash of a directory whose entries all have cached hashes (`None` otherwise).
+fn dir_hash(dir: &DirData, buf: &mut Vec<u8>) -> Option<Hash> {
+    buf.clear();
+    buf.extend_from_slice(b"clawrun-vfs/dir\0");
+    for (name, entry) in &dir.entries {
+        buf.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        buf.extend_from_slice(name.as_bytes());
+        buf.push(entry.kind.hash_byte());
+        buf.extend_from_slice(&entry.mode.to_le_bytes());
+        buf.extend_from_slice(entry.hash?.as_bytes());
     }
+    Some(blake3::hash(buf))
 }
 
 /// Hash of a symlink with `target`.
@@ -144,7 +158,12 @@ mod tests {
         let d3 = vfs.resolve("/d003").unwrap();
         let f = vfs.resolve("/d003/f007").unwrap();
         vfs.write(f, 0, b"X").unwrap();
-        let cleared: Vec<_> = vfs.inodes.iter().filter(|(_, n)| n.hash.is_none()).map(|(i, _)| *i).collect();
+        let cleared: Vec<_> = vfs
+            .inodes
+            .iter()
+            .filter(|(_, n)| n.hash.is_none())
+            .map(|(i, _)| *i)
+            .collect();
         assert_eq!(cleared, vec![vfs.root(), d3, f]);
         let after = vfs.root_hash();
         assert_ne!(before, after);

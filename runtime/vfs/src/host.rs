@@ -73,7 +73,7 @@ impl Vfs {
         let changes: Vec<Change> = Vfs::diff(base, current)
             .into_iter()
             .filter_map(|c| {
-                let rel = c.path.strip_prefix(&prefix)?;
+                let rel = c.path.strip_prefix(&prefix).filter(|rel| !rel.is_empty())?;
                 Some(Change {
                     path: rel.to_owned(),
                     kind: c.kind,

@@ -26,6 +26,8 @@
 //! Hashes are cached per inode and invalidated along every parent chain on mutation, so
 //! re-hashing after a small change only recomputes the changed paths.
 
+#![warn(missing_docs)]
+
 mod content;
 mod diff;
 mod error;

@@ -92,13 +92,28 @@ const MAX_NAME_LEN: usize = 255;
 /// A directory entry name (cheap to clone).
 pub(crate) type Name = Arc<str>;
 
+/// A directory entry: the child inode plus a mirror of the attributes its parent hashes.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    /// The child inode.
+    pub ino: Ino,
+    /// The child's kind (never changes for an inode).
+    pub kind: NodeKind,
+    /// The child's mode, kept equal to the inode's.
+    pub mode: u32,
+    /// Cached child hash; when `Some`, it equals the child's current hash.
+    pub hash: Option<blake3::Hash>,
+}
+
 /// Directory payload.
 #[derive(Clone, Debug)]
 pub(crate) struct DirData {
     /// Entries sorted by name bytes.
-    pub entries: OrdMap<Name, Ino>,
+    pub entries: OrdMap<Name, Entry>,
     /// Parent directory (the root is its own parent).
     pub parent: Ino,
+    /// Name of this directory in its parent (empty for the root).
+    pub name: Name,
 }
 
 /// Kind-specific payload of an inode.
@@ -127,15 +142,23 @@ pub(crate) struct Inode {
     pub mtime: Timestamp,
     /// Status change time.
     pub ctime: Timestamp,
-    /// Cached content hash; `None` implies that no ancestor has a cached hash either.
+    /// Cached content hash; `None` implies that neither any ancestor nor any entry naming
+    /// this inode has a cached hash.
     pub hash: Option<blake3::Hash>,
-    /// Directories holding a link to this file or symlink, with multiplicity (empty for dirs).
-    pub parents: Vec<Ino>,
+    /// `(directory, name)` links to this file or symlink (empty for directories, whose single
+    /// link is stored in [`DirData`]).
+    pub parents: Vec<(Ino, Name)>,
 }
 
 impl Inode {
     /// A fresh inode stamped with `now`.
-    pub fn new(data: NodeData, mode: u32, nlink: u64, now: Timestamp, parents: Vec<Ino>) -> Self {
+    pub fn new(
+        data: NodeData,
+        mode: u32,
+        nlink: u64,
+        now: Timestamp,
+        parents: Vec<(Ino, Name)>,
+    ) -> Self {
         Self {
             data,
             mode,
@@ -154,6 +177,16 @@ impl Inode {
             NodeData::File(_) => NodeKind::File,
             NodeData::Dir(_) => NodeKind::Directory,
             NodeData::Symlink(_) => NodeKind::Symlink,
+        }
+    }
+
+    /// A directory entry mirroring this inode (numbered `ino`).
+    pub fn entry(&self, ino: Ino) -> Entry {
+        Entry {
+            ino,
+            kind: self.kind(),
+            mode: self.mode,
+            hash: self.hash,
         }
     }
 

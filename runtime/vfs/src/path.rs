@@ -95,7 +95,11 @@ impl Vfs {
     pub fn remove_all(&mut self, path: &str) -> Result<()> {
         let (parent, name) = split_last(path);
         match name {
-            "" => return Err(VfsError::InvalidArgument("cannot remove the root directory")),
+            "" => {
+                return Err(VfsError::InvalidArgument(
+                    "cannot remove the root directory",
+                ));
+            }
             "." | ".." => return Err(VfsError::InvalidArgument("cannot remove . or ..")),
             _ => {}
         }
@@ -151,7 +155,7 @@ impl Vfs {
             stack.extend(
                 d.entries
                     .iter()
-                    .map(|(name, &child)| (format!("{prefix}/{name}"), child, self.inode(child).kind())),
+                    .map(|(name, e)| (format!("{prefix}/{name}"), e.ino, e.kind)),
             );
             stack[mark..].reverse();
         }
@@ -159,7 +163,11 @@ impl Vfs {
 
     /// Resolves `path` starting at directory `start` (absolute paths start at the root).
     pub(crate) fn resolve_at(&self, start: Ino, path: &str, follow_last: bool) -> Result<Ino> {
-        let mut cur = if path.starts_with('/') { self.root() } else { start };
+        let mut cur = if path.starts_with('/') {
+            self.root()
+        } else {
+            start
+        };
         let mut stack = Vec::new();
         push_components(&mut stack, path);
         let mut links = 0;
@@ -203,10 +211,7 @@ impl Vfs {
             if d.parent == cur {
                 break;
             }
-            let parent = self.inode(d.parent).as_dir();
-            if let Some((name, _)) = parent.and_then(|p| p.entries.iter().find(|(_, i)| **i == cur)) {
-                names.push(name.to_string());
-            }
+            names.push(d.name.clone());
             cur = d.parent;
         }
         names.reverse();

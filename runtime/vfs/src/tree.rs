@@ -12,7 +12,7 @@ use crate::{
     content::FileContent,
     error::{Result, VfsError},
     node::{
-        DIR_MODE, DirData, FILE_MODE, Ino, Inode, Metadata, NodeData, NodeKind, SYMLINK_MODE,
+        DIR_MODE, DirData, FILE_MODE, Ino, Inode, Metadata, Name, NodeData, NodeKind, SYMLINK_MODE,
         Timestamp, validate_name,
     },
     quota::{Quota, Usage},
@@ -68,11 +68,18 @@ impl Vfs {
         let root = DirData {
             entries: OrdMap::new(),
             parent: ROOT,
+            name: "".into(),
         };
         let mut inodes = OrdMap::new();
         inodes.insert(
             ROOT,
-            Arc::new(Inode::new(NodeData::Dir(root), DIR_MODE, 2, now, Vec::new())),
+            Arc::new(Inode::new(
+                NodeData::Dir(root),
+                DIR_MODE,
+                2,
+                now,
+                Vec::new(),
+            )),
         );
         Self {
             inodes,
@@ -164,7 +171,7 @@ impl Vfs {
     pub fn lookup(&self, dir: Ino, name: &str) -> Result<Ino> {
         let entries = &self.dir(dir)?.entries;
         validate_name(name)?;
-        entries.get(name).copied().ok_or(VfsError::NotFound)
+        entries.get(name).map(|e| e.ino).ok_or(VfsError::NotFound)
     }
 
     /// Entries of `dir` sorted by name bytes.
@@ -173,7 +180,7 @@ impl Vfs {
             .dir(dir)?
             .entries
             .iter()
-            .map(|(name, &ino)| (name.to_string(), ino, self.inode(ino).kind()))
+            .map(|(name, e)| (name.to_string(), e.ino, e.kind))
             .collect())
     }
 
@@ -188,6 +195,7 @@ impl Vfs {
         let data = NodeData::Dir(DirData {
             entries: OrdMap::new(),
             parent: dir,
+            name: name.into(),
         });
         self.create_node(dir, name, data, DIR_MODE)
     }
@@ -209,16 +217,18 @@ impl Vfs {
         if node.nlink == 0 {
             return Err(VfsError::NotFound);
         }
+        let entry = node.entry(target);
         let entries = &self.dir(dir)?.entries;
         validate_name(name)?;
         if entries.contains_key(name) {
             return Err(VfsError::Exists);
         }
-        self.dir_mut(dir).entries.insert(name.into(), target);
+        let name: Name = name.into();
+        self.dir_mut(dir).entries.insert(name.clone(), entry);
         let now = self.now;
         let node = self.node_mut(target);
         node.nlink += 1;
-        node.parents.push(dir);
+        node.parents.push((dir, name));
         node.ctime = now;
         self.touch_dir(dir);
         Ok(())
@@ -231,7 +241,7 @@ impl Vfs {
             return Err(VfsError::IsDir);
         }
         self.dir_mut(dir).entries.remove(name);
-        self.detach(dir, child);
+        self.detach(dir, name, child);
         self.touch_dir(dir);
         Ok(())
     }
@@ -258,7 +268,7 @@ impl Vfs {
         validate_name(to)?;
         let src = self.lookup(from_dir, from)?;
         let src_is_dir = self.inode(src).as_dir().is_some();
-        let dst = self.dir(to_dir)?.entries.get(to).copied();
+        let dst = self.dir(to_dir)?.entries.get(to).map(|e| e.ino);
         if dst == Some(src) {
             return Ok(());
         }
@@ -280,24 +290,34 @@ impl Vfs {
             None => None,
         };
 
-        self.dir_mut(from_dir).entries.remove(from);
+        let Some(entry) = self.dir_mut(from_dir).entries.remove(from) else {
+            unreachable!("the source entry was just looked up");
+        };
         match dst {
             Some((dst, true)) => {
                 self.node_mut(to_dir).nlink -= 1;
                 self.remove_inode(dst);
             }
-            Some((dst, false)) => self.detach(to_dir, dst),
+            Some((dst, false)) => self.detach(to_dir, to, dst),
             None => {}
         }
-        self.dir_mut(to_dir).entries.insert(to.into(), src);
+        let to_name: Name = to.into();
+        self.dir_mut(to_dir).entries.insert(to_name.clone(), entry);
         let now = self.now;
         let node = self.node_mut(src);
         node.ctime = now;
         match &mut node.data {
-            NodeData::Dir(d) => d.parent = to_dir,
+            NodeData::Dir(d) => {
+                d.parent = to_dir;
+                d.name = to_name;
+            }
             _ => {
-                if let Some(slot) = node.parents.iter_mut().find(|p| **p == from_dir) {
-                    *slot = to_dir;
+                let link = node
+                    .parents
+                    .iter_mut()
+                    .find(|(p, n)| *p == from_dir && **n == *from);
+                if let Some(link) = link {
+                    *link = (to_dir, to_name);
                 }
             }
         }
@@ -350,7 +370,10 @@ impl Vfs {
 
     /// The live inode `ino`, or `NotFound`.
     pub(crate) fn node(&self, ino: Ino) -> Result<&Inode> {
-        self.inodes.get(&ino).map(|n| &**n).ok_or(VfsError::NotFound)
+        self.inodes
+            .get(&ino)
+            .map(|n| &**n)
+            .ok_or(VfsError::NotFound)
     }
 
     /// An inode that must exist by the table invariants.
@@ -424,18 +447,24 @@ impl Vfs {
             return Err(VfsError::Exists);
         }
         self.check_inodes(1)?;
+        let name: Name = name.into();
         let is_dir = matches!(data, NodeData::Dir(_));
-        let (nlink, parents) = if is_dir { (2, Vec::new()) } else { (1, vec![dir]) };
+        let (nlink, parents) = if is_dir {
+            (2, Vec::new())
+        } else {
+            (1, vec![(dir, name.clone())])
+        };
         let inode = Inode::new(data, mode, nlink, self.now, parents);
         let bytes = inode.size();
         self.check_bytes(0, bytes)?;
 
         let ino = Ino(self.next_ino);
         self.next_ino += 1;
+        let entry = inode.entry(ino);
         self.inodes.insert(ino, Arc::new(inode));
         self.usage.inodes += 1;
         self.usage.bytes += bytes;
-        self.dir_mut(dir).entries.insert(name.into(), ino);
+        self.dir_mut(dir).entries.insert(name, entry);
         if is_dir {
             self.node_mut(dir).nlink += 1;
         }
@@ -443,11 +472,15 @@ impl Vfs {
         Ok(ino)
     }
 
-    /// Drops one link from `dir` to the non-directory `child`, freeing or orphaning it at zero.
-    fn detach(&mut self, dir: Ino, child: Ino) {
+    /// Drops the link `dir/name` to the non-directory `child`, freeing or orphaning it at zero.
+    fn detach(&mut self, dir: Ino, name: &str, child: Ino) {
         let now = self.now;
         let node = self.node_mut(child);
-        if let Some(pos) = node.parents.iter().position(|&p| p == dir) {
+        if let Some(pos) = node
+            .parents
+            .iter()
+            .position(|(p, n)| *p == dir && **n == *name)
+        {
             node.parents.swap_remove(pos);
         }
         node.nlink -= 1;

@@ -61,7 +61,10 @@ fn build(entries: &[(Vec<&'static str>, Spec)]) -> Vfs {
 /// History B: the same tree rebuilt from its dump in a different order with detours.
 fn rebuild(d: &BTreeMap<String, Entry>) -> Vfs {
     let mut vfs = Vfs::new();
-    let mut dirs: Vec<_> = d.iter().filter(|(_, e)| matches!(e, Entry::Dir(..))).collect();
+    let mut dirs: Vec<_> = d
+        .iter()
+        .filter(|(_, e)| matches!(e, Entry::Dir(..)))
+        .collect();
     dirs.sort_by_key(|(p, _)| (p.matches('/').count(), std::cmp::Reverse((*p).clone())));
     for (p, _) in &dirs {
         vfs.create_dir_all(p).unwrap();
@@ -105,14 +108,20 @@ enum Mutation {
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
-        (any::<usize>(), any::<usize>(), 1..=255u8).prop_map(|(i, p, x)| Mutation::Content(i, p, x)),
+        (any::<usize>(), any::<usize>(), 1..=255u8)
+            .prop_map(|(i, p, x)| Mutation::Content(i, p, x)),
         any::<usize>().prop_map(Mutation::Rename),
         any::<usize>().prop_map(Mutation::Mode),
     ]
 }
 
 /// Applies `m` to `vfs` (whose dump is `d`); with `undo`, reverts it instead.
-fn apply(vfs: &mut Vfs, d: &BTreeMap<String, Entry>, m: Mutation, undo: bool) -> Result<(), VfsError> {
+fn apply(
+    vfs: &mut Vfs,
+    d: &BTreeMap<String, Entry>,
+    m: Mutation,
+    undo: bool,
+) -> Result<(), VfsError> {
     let pick = |i: usize| d.iter().nth(i % d.len()).expect("non-empty tree");
     match m {
         Mutation::Content(i, pos, x) => {
@@ -136,7 +145,11 @@ fn apply(vfs: &mut Vfs, d: &BTreeMap<String, Entry>, m: Mutation, undo: bool) ->
                     vfs.remove_all(path)?;
                     let (parent, name) = path.rsplit_once('/').expect("absolute path");
                     let dir = vfs.resolve(parent)?;
-                    let target = if undo { target.clone() } else { format!("{target}x") };
+                    let target = if undo {
+                        target.clone()
+                    } else {
+                        format!("{target}x")
+                    };
                     vfs.create_symlink(dir, name, &target)?;
                 }
             }

@@ -4,7 +4,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use clawrun_vfs::{CHUNK_SIZE, ChangeKind, Ino, Vfs, VfsError};
+use clawrun_vfs::{CHUNK_SIZE, ChangeKind, Hash, Ino, Vfs, VfsError};
 use common::{Entry, code, dump, dump_diff};
 use proptest::prelude::*;
 
@@ -138,7 +138,10 @@ fn concrete(m: &Model, op: &Op) -> Cop {
             let keys: Vec<&P> = m.nodes.keys().skip(1).collect();
             let mut path = keys[i % keys.len()].clone();
             let last = path.pop().unwrap();
-            let last: &'static str = ["a", "b", "c", "d"].into_iter().find(|n| *n == last).unwrap();
+            let last: &'static str = ["a", "b", "c", "d"]
+                .into_iter()
+                .find(|n| *n == last)
+                .unwrap();
             return (path, last);
         }
         (p(pick, Role::Dir), name)
@@ -256,7 +259,11 @@ impl Model {
     }
 
     fn gc(&mut self, id: u64) {
-        if !self.nodes.values().any(|n| matches!(n, MNode::Leaf(i) if *i == id)) {
+        if !self
+            .nodes
+            .values()
+            .any(|n| matches!(n, MNode::Leaf(i) if *i == id))
+        {
             self.leaves.remove(&id);
         }
     }
@@ -272,7 +279,11 @@ impl Model {
         let node = match leaf {
             None => MNode::Dir(0o755),
             Some(data) => {
-                let mode = if matches!(data, LeafData::File(_)) { 0o644 } else { 0o777 };
+                let mode = if matches!(data, LeafData::File(_)) {
+                    0o644
+                } else {
+                    0o777
+                };
                 self.next += 1;
                 self.leaves.insert(self.next, Leaf { data, mode });
                 MNode::Leaf(self.next)
@@ -461,7 +472,11 @@ impl Model {
                 LeafData::Symlink(t) => t.len() as u64,
             })
             .sum();
-        let dirs = self.nodes.values().filter(|n| matches!(n, MNode::Dir(_))).count();
+        let dirs = self
+            .nodes
+            .values()
+            .filter(|n| matches!(n, MNode::Dir(_)))
+            .count();
         (bytes, (dirs + self.leaves.len()) as u64)
     }
 
@@ -588,7 +603,9 @@ fn run_vfs(vfs: &mut Vfs, op: &Cop) -> Outcome {
 
 fn run_model(m: &mut Model, op: &Cop) -> Outcome {
     match op {
-        Cop::CreateFile(d, n) => m.create(d, n, Some(LeafData::File(vec![]))).map(|()| vec![]),
+        Cop::CreateFile(d, n) => m
+            .create(d, n, Some(LeafData::File(vec![])))
+            .map(|()| vec![]),
         Cop::CreateDir(d, n) => m.create(d, n, None).map(|()| vec![]),
         Cop::Symlink(d, n, t) => m
             .create(d, n, Some(LeafData::Symlink((*t).to_owned())))
@@ -627,7 +644,7 @@ proptest! {
     fn vfs_matches_model(ops in prop::collection::vec(op(), 1..80)) {
         let mut vfs = Vfs::new();
         let mut model = Model::new();
-        let mut saved: Option<(Vfs, BTreeMap<String, Entry>, blake3::Hash)> = None;
+        let mut saved: Option<(Vfs, BTreeMap<String, Entry>, Hash)> = None;
         let mut cur_dump = dump(&vfs);
         for op in &ops {
             let op = &concrete(&model, op);

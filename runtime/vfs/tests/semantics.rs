@@ -2,9 +2,7 @@
 
 mod common;
 
-use clawrun_vfs::{
-    Change, ChangeKind, Ino, NodeKind, Quota, Timestamp, Usage, Vfs, VfsError,
-};
+use clawrun_vfs::{Change, ChangeKind, Ino, NodeKind, Quota, Timestamp, Usage, Vfs, VfsError};
 use common::{code, dump};
 
 fn err<T: std::fmt::Debug>(r: Result<T, VfsError>) -> &'static str {
@@ -16,7 +14,10 @@ fn vfs_is_send_sync_and_cheap_to_debug() {
     fn assert_send_sync<T: Send + Sync + Clone + Default>() {}
     assert_send_sync::<Vfs>();
     let vfs = Vfs::new();
-    assert_eq!(format!("{vfs:?}"), "Vfs { inodes: 1, bytes: 0, now: Timestamp { secs: 0, nanos: 0 }, .. }");
+    assert_eq!(
+        format!("{vfs:?}"),
+        "Vfs { inodes: 1, bytes: 0, now: Timestamp { secs: 0, nanos: 0 }, .. }"
+    );
 }
 
 #[test]
@@ -38,7 +39,10 @@ fn error_messages_are_short_and_lower_case() {
         assert_eq!(msg, msg.to_lowercase(), "{msg}");
         assert!(msg.len() < 50, "{msg}");
     }
-    assert_eq!(VfsError::InvalidName("a/b".into()).to_string(), "invalid file name \"a/b\"");
+    assert_eq!(
+        VfsError::InvalidName("a/b".into()).to_string(),
+        "invalid file name \"a/b\""
+    );
 }
 
 #[test]
@@ -79,7 +83,10 @@ fn basic_lookup_errors_and_metadata() {
     assert_eq!(err(vfs.unlink(root, "d")), "IsDir");
     assert_eq!(err(vfs.remove_dir(root, "f")), "NotDir");
     assert_eq!(err(vfs.link(d, root, "d2")), "InvalidArgument");
-    assert_eq!(err(vfs.create_symlink(root, "t", "a\0b")), "InvalidArgument");
+    assert_eq!(
+        err(vfs.create_symlink(root, "t", "a\0b")),
+        "InvalidArgument"
+    );
     assert_eq!(
         vfs.read_dir(root).unwrap(),
         vec![
@@ -89,7 +96,10 @@ fn basic_lookup_errors_and_metadata() {
         ]
     );
     let meta = |i| vfs.metadata(i).unwrap();
-    assert_eq!((meta(f).mode, meta(d).mode, meta(s).mode), (0o644, 0o755, 0o777));
+    assert_eq!(
+        (meta(f).mode, meta(d).mode, meta(s).mode),
+        (0o644, 0o755, 0o777)
+    );
     assert_eq!((meta(root).nlink, meta(d).nlink, meta(f).nlink), (3, 2, 1));
     assert_eq!(meta(s).size, 1);
     vfs.remove_dir(root, "d").unwrap();
@@ -114,7 +124,11 @@ fn timestamps_follow_the_virtual_clock() {
     vfs.write(f, 0, b"abc").unwrap();
     let m = vfs.metadata(f).unwrap();
     assert_eq!((m.atime, m.mtime, m.ctime), (t(10), t(20), t(20)));
-    assert_eq!(vfs.metadata(root).unwrap().mtime, t(10), "writes do not touch the dir");
+    assert_eq!(
+        vfs.metadata(root).unwrap().mtime,
+        t(10),
+        "writes do not touch the dir"
+    );
 
     vfs.set_now(t(30));
     vfs.read_to_vec(f, 0, 10).unwrap();
@@ -159,20 +173,38 @@ fn orphans_live_until_released() {
     assert_eq!(vfs.read_to_vec(f, 0, 100).unwrap(), b"hello");
     vfs.append(f, b" world").unwrap();
     assert_eq!(vfs.read_to_vec(f, 0, 100).unwrap(), b"hello world");
-    assert_eq!(vfs.usage(), Usage { bytes: 11, inodes: 2 });
+    assert_eq!(
+        vfs.usage(),
+        Usage {
+            bytes: 11,
+            inodes: 2
+        }
+    );
     assert_eq!(vfs.root_hash(), hash_without);
     assert_eq!(err(vfs.link(f, root, "again")), "NotFound");
 
     // A fork drops the orphan and the handles.
     let fork = vfs.fork();
     assert!(!fork.exists(f));
-    assert_eq!(fork.usage(), Usage { bytes: 0, inodes: 1 });
+    assert_eq!(
+        fork.usage(),
+        Usage {
+            bytes: 0,
+            inodes: 1
+        }
+    );
 
     vfs.release(f);
     assert!(vfs.exists(f));
     vfs.release(f);
     assert!(!vfs.exists(f));
-    assert_eq!(vfs.usage(), Usage { bytes: 0, inodes: 1 });
+    assert_eq!(
+        vfs.usage(),
+        Usage {
+            bytes: 0,
+            inodes: 1
+        }
+    );
     vfs.release(f); // extra releases are harmless
 
     // Renaming over an open file orphans it as well.
@@ -228,7 +260,13 @@ fn quota_failures_leave_state_unchanged() {
 
     // Exactly at the limit is fine; shrinking always works, even over a lowered quota.
     vfs.write(f, 0, &[1; 90]).unwrap();
-    assert_eq!(vfs.usage(), Usage { bytes: 100, inodes: 4 });
+    assert_eq!(
+        vfs.usage(),
+        Usage {
+            bytes: 100,
+            inodes: 4
+        }
+    );
     vfs.set_quota(Quota {
         max_bytes: 10,
         max_inodes: 2,
@@ -236,7 +274,13 @@ fn quota_failures_leave_state_unchanged() {
     vfs.set_len(f, 50).unwrap();
     vfs.write(f, 0, b"overwrite in place").unwrap();
     vfs.unlink(d, "s").unwrap();
-    assert_eq!(vfs.usage(), Usage { bytes: 50, inodes: 3 });
+    assert_eq!(
+        vfs.usage(),
+        Usage {
+            bytes: 50,
+            inodes: 3
+        }
+    );
     assert_eq!(err(vfs.append(f, b"x")), "NoSpace");
     vfs.set_quota(Quota::default());
     vfs.write(f, 1 << 30, b"x").unwrap();
@@ -298,7 +342,9 @@ fn path_helpers() {
     let mut vfs = Vfs::new();
     let w = vfs.create_dir_all("/workspace/src").unwrap();
     assert_eq!(vfs.create_dir_all("workspace//src/").unwrap(), w);
-    let file = vfs.write_file("/workspace/src/main.rs", b"fn main() {}").unwrap();
+    let file = vfs
+        .write_file("/workspace/src/main.rs", b"fn main() {}")
+        .unwrap();
     let root = vfs.root();
     let ws = vfs.resolve("/workspace").unwrap();
     vfs.create_symlink(ws, "rel", "src/main.rs").unwrap();
@@ -309,7 +355,11 @@ fn path_helpers() {
 
     assert_eq!(vfs.resolve("workspace/rel").unwrap(), file);
     assert_eq!(vfs.resolve("/workspace/abs/main.rs").unwrap(), file);
-    assert_eq!(vfs.resolve("/workspace/up/workspace/./src/../src/main.rs").unwrap(), file);
+    assert_eq!(
+        vfs.resolve("/workspace/up/workspace/./src/../src/main.rs")
+            .unwrap(),
+        file
+    );
     assert_eq!(vfs.resolve("/../..").unwrap(), root);
     assert_eq!(vfs.resolve("").unwrap(), root);
     assert_eq!(vfs.resolve("/workspace/abs/").unwrap(), w);
@@ -317,9 +367,19 @@ fn path_helpers() {
     assert_eq!(err(vfs.resolve("/workspace/src/main.rs/x")), "NotDir");
     assert_eq!(err(vfs.resolve("/loop")), "Loop");
     assert_eq!(err(vfs.resolve("/workspace/dangling")), "NotFound");
-    assert_eq!(vfs.kind(vfs.resolve_nofollow("/loop").unwrap()).unwrap(), NodeKind::Symlink);
-    assert_eq!(vfs.kind(vfs.resolve_nofollow("/workspace/abs").unwrap()).unwrap(), NodeKind::Symlink);
-    assert_eq!(vfs.resolve_nofollow("/workspace/abs/main.rs").unwrap(), file);
+    assert_eq!(
+        vfs.kind(vfs.resolve_nofollow("/loop").unwrap()).unwrap(),
+        NodeKind::Symlink
+    );
+    assert_eq!(
+        vfs.kind(vfs.resolve_nofollow("/workspace/abs").unwrap())
+            .unwrap(),
+        NodeKind::Symlink
+    );
+    assert_eq!(
+        vfs.resolve_nofollow("/workspace/abs/main.rs").unwrap(),
+        file
+    );
 
     assert_eq!(vfs.read_file("/workspace/rel").unwrap(), b"fn main() {}");
     assert_eq!(vfs.write_file("/workspace/rel", b"new").unwrap(), file);
@@ -329,10 +389,21 @@ fn path_helpers() {
     assert_eq!(err(vfs.write_file("/workspace/", b"x")), "IsDir");
     assert_eq!(err(vfs.write_file("/nope/x", b"x")), "NotFound");
     assert_eq!(err(vfs.create_dir_all("/workspace/src/main.rs")), "Exists");
-    assert_eq!(err(vfs.create_dir_all("/workspace/src/main.rs/x")), "NotDir");
-    assert_eq!(vfs.create_dir_all("/workspace/abs/sub").unwrap(), vfs.resolve("/workspace/src/sub").unwrap());
+    assert_eq!(
+        err(vfs.create_dir_all("/workspace/src/main.rs/x")),
+        "NotDir"
+    );
+    assert_eq!(
+        vfs.create_dir_all("/workspace/abs/sub").unwrap(),
+        vfs.resolve("/workspace/src/sub").unwrap()
+    );
 
-    let listing: Vec<_> = vfs.walk("/").unwrap().into_iter().map(|(p, _, k)| (p, k)).collect();
+    let listing: Vec<_> = vfs
+        .walk("/")
+        .unwrap()
+        .into_iter()
+        .map(|(p, _, k)| (p, k))
+        .collect();
     let expect = [
         ("/loop", NodeKind::Symlink),
         ("/workspace", NodeKind::Directory),
@@ -345,7 +416,12 @@ fn path_helpers() {
         ("/workspace/up", NodeKind::Symlink),
     ];
     assert_eq!(listing, expect.map(|(p, k)| (p.to_owned(), k)));
-    let below: Vec<_> = vfs.walk("/workspace/abs").unwrap().into_iter().map(|(p, ..)| p).collect();
+    let below: Vec<_> = vfs
+        .walk("/workspace/abs")
+        .unwrap()
+        .into_iter()
+        .map(|(p, ..)| p)
+        .collect();
     assert_eq!(below, ["/workspace/src/main.rs", "/workspace/src/sub"]);
     assert_eq!(err(vfs.walk("/workspace/rel")), "NotDir");
 
@@ -355,7 +431,13 @@ fn path_helpers() {
     assert_eq!(err(vfs.resolve("/workspace")), "NotFound");
     assert_eq!(err(vfs.remove_all("/")), "InvalidArgument");
     assert_eq!(err(vfs.remove_all("/workspace")), "NotFound");
-    assert_eq!(vfs.usage(), Usage { bytes: 4, inodes: 2 });
+    assert_eq!(
+        vfs.usage(),
+        Usage {
+            bytes: 4,
+            inodes: 2
+        }
+    );
 }
 
 #[test]
@@ -429,6 +511,35 @@ fn big_file_fork_and_sparse_extension() {
     let s = vfs.create_file(vfs.root(), "sparse").unwrap();
     vfs.write(s, 1 << 32, b"end").unwrap();
     assert_eq!(vfs.metadata(s).unwrap().size, (1 << 32) + 3);
-    assert_eq!(vfs.read_to_vec(s, (1 << 32) - 2, 10).unwrap(), [0, 0, b'e', b'n', b'd']);
+    assert_eq!(
+        vfs.read_to_vec(s, (1 << 32) - 2, 10).unwrap(),
+        [0, 0, b'e', b'n', b'd']
+    );
     vfs.root_hash();
+}
+
+#[test]
+fn deep_trees_need_no_recursion() {
+    let mut vfs = Vfs::new();
+    let mut dir = vfs.root();
+    for _ in 0..20_000 {
+        dir = vfs.create_dir(dir, "d").unwrap();
+    }
+    vfs.create_file(dir, "leaf").unwrap();
+    let mut base = Vfs::new();
+    let h = vfs.root_hash();
+    assert_ne!(h, base.root_hash());
+    assert_eq!(vfs.walk("/").unwrap().len(), 20_001);
+    let changes = Vfs::diff(&mut base, &mut vfs);
+    assert_eq!(changes.len(), 20_001);
+    assert!(changes.iter().all(|c| c.kind == ChangeKind::Added));
+    vfs.remove_all("/d").unwrap();
+    assert_eq!(vfs.root_hash(), base.root_hash());
+    assert_eq!(
+        vfs.usage(),
+        Usage {
+            bytes: 0,
+            inodes: 1
+        }
+    );
 }

@@ -1,4 +1,4 @@
-//! membomb <MiB>: allocates <MiB> MiB in one Vec and touches every page, then
+//! membomb <MiB> [abort]: allocates <MiB> MiB in one Vec and touches every page, then
 //! prints `allocated N MiB`. If the allocation is refused (e.g. the host's
 //! memory limit makes memory.grow fail) it prints `alloc failed N MiB` and
 //! exits 2 instead of aborting; the host may also trap on its own.
@@ -19,6 +19,13 @@ fn main() {
         println!("alloc failed {n} MiB");
         std::process::exit(2);
     };
+    // `membomb <MiB> abort`: allocate the way most programs do, which aborts (traps) when the
+    // allocator is refused memory, instead of checking with try_reserve.
+    if std::env::args().nth(2).as_deref() == Some("abort") {
+        let v = black_box(vec![1u8; bytes]);
+        println!("allocated {n} MiB ({} bytes)", v.len());
+        return;
+    }
     let mut v: Vec<u8> = Vec::new();
     if v.try_reserve_exact(bytes).is_err() {
         println!("alloc failed {n} MiB");

@@ -1,0 +1,151 @@
+//! Agent-tool benchmarks (DESIGN §10): a `Read` and a `Write` call on the VFS (target p50 <=
+//! 150 us) and a 3-stage `Bash` pipeline (target p50 <= 400 us), each a full tool call: fork
+//! the workspace, instantiate the component, run it, parse its answer. Also printed: each
+//! embedded component's size and the cold start of a fresh sandbox with the compile cache warm.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use clawrun::sandbox::{Sandbox, SandboxConfig};
+use clawrun::tools::{self, ToolCall, ToolEnv, ToolState, Toolbox};
+use clawrun::vfs::Vfs;
+use criterion::Criterion;
+use serde_json::json;
+
+fn workspace() -> Vfs {
+    let mut vfs = Vfs::new();
+    vfs.create_dir_all("/workspace/data").unwrap();
+    let mut csv = String::from("id,name,city\n");
+    for i in 0..200 {
+        csv.push_str(&format!(
+            "{i},user{i},{}\n",
+            ["Paris", "Berlin", "Madrid"][i % 3]
+        ));
+    }
+    vfs.write_file("/workspace/data/users.csv", csv.as_bytes())
+        .unwrap();
+    vfs.write_file("/workspace/notes.txt", b"hello\nworld\n")
+        .unwrap();
+    vfs
+}
+
+fn bench_calls(c: &mut Criterion) {
+    let sandbox = &*common::SANDBOX;
+    let toolbox = Toolbox::new();
+    let base = workspace();
+    let state = ToolState::default();
+    let env = ToolEnv::default();
+    let calls = [
+        (
+            "tool/read",
+            "Read",
+            json!({"file_path": "/workspace/data/users.csv", "limit": 50}),
+        ),
+        (
+            "tool/write",
+            "Write",
+            json!({"file_path": "/workspace/out/report.txt", "content": "done\n"}),
+        ),
+        (
+            "tool/bash_3_stage_pipeline",
+            "Bash",
+            json!({"command": "cat data/users.csv | grep Paris | wc -l"}),
+        ),
+    ];
+    for (id, name, args) in &calls {
+        let first = toolbox
+            .call(
+                sandbox,
+                ToolCall {
+                    name,
+                    args,
+                    state: &state,
+                },
+                base.fork(),
+                &env,
+            )
+            .unwrap();
+        assert!(!first.is_error, "{name}: {}", first.output);
+        c.bench_function(id, |b| {
+            b.iter(|| {
+                let out = toolbox
+                    .call(
+                        sandbox,
+                        ToolCall {
+                            name,
+                            args,
+                            state: &state,
+                        },
+                        base.fork(),
+                        &env,
+                    )
+                    .unwrap();
+                black_box(out.output)
+            })
+        });
+    }
+}
+
+/// A fresh sandbox (new engine, disk cache warm) up to the answer of its first tool call.
+fn bash<'a>(args: &'a serde_json::Value, state: &'a ToolState) -> ToolCall<'a> {
+    ToolCall {
+        name: "Bash",
+        args,
+        state,
+    }
+}
+
+fn cold_start_ms() -> f64 {
+    let dir = common::target_dir().join("clawrun-test-cache");
+    let config = SandboxConfig {
+        cache_dir: Some(dir),
+        pooling: true,
+    };
+    let state = ToolState::default();
+    let ready = json!({"command": "echo ready"});
+    // Warm the disk cache.
+    {
+        let sandbox = Sandbox::new(config.clone()).unwrap();
+        Toolbox::new()
+            .call(
+                &sandbox,
+                bash(&json!({"command": "true"}), &state),
+                workspace(),
+                &ToolEnv::default(),
+            )
+            .unwrap();
+    }
+    let start = Instant::now();
+    let sandbox = Sandbox::new(config).unwrap();
+    let out = Toolbox::new()
+        .call(
+            &sandbox,
+            bash(&ready, &state),
+            workspace(),
+            &ToolEnv::default(),
+        )
+        .unwrap();
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    assert_eq!(out.output.trim(), "ready");
+    ms
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    bench_calls(&mut c);
+    c.final_summary();
+    println!("\nembedded components:");
+    for name in tools::names() {
+        println!(
+            "  {name:<6} {:>9} bytes",
+            tools::component(name).unwrap().len()
+        );
+    }
+    println!(
+        "cold start (new engine, compile cache warm) to first Bash answer: {:.1} ms",
+        cold_start_ms()
+    );
+}
