@@ -684,3 +684,16 @@ fn cli_write_back_is_the_only_way_changes_reach_the_host() {
         "w"
     );
 }
+
+#[test]
+fn bash_date_reads_the_virtual_clock_and_sleep_advances_it() {
+    let out = bash(
+        "date -u; date -u +%Y-%m-%dT%H:%M:%S; sleep 90; date -u +%s",
+        workspace(&[]),
+        &ToolState::default(),
+    );
+    assert_eq!(
+        out.output,
+        "Thu Jan  1 00:00:00 UTC 2026\n2026-01-01T00:00:00\n1767225690\n"
+    );
+}

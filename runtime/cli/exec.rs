@@ -9,6 +9,7 @@ use cap_std::fs::Dir;
 use clawrun_vfs::Vfs;
 
 use super::UsageError;
+use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{
     DEFAULT_FUEL, DEFAULT_OUTPUT_CAP, Mount, RunConfig, Sandbox, SandboxConfig, Status,
 };
@@ -127,7 +128,10 @@ pub fn run(args: ExecArgs) -> Result<i32> {
         ))
     })?;
 
+    let clock = VirtualClock::default();
     let mut vfs = Vfs::new();
+    // Imported files get the virtual epoch as their times, never the host's.
+    vfs.set_now(clock.timestamp());
     let mut hosts = Vec::with_capacity(specs.len());
     for spec in &specs {
         let dir = Dir::open_ambient_dir(&spec.host, ambient_authority()).map_err(|e| {
@@ -186,6 +190,7 @@ pub fn run(args: ExecArgs) -> Result<i32> {
             max_memory: args.memory.saturating_mul(1 << 20),
             stdout_cap: DEFAULT_OUTPUT_CAP,
             stderr_cap: DEFAULT_OUTPUT_CAP,
+            clock,
             ..RunConfig::default()
         },
     )?;

@@ -56,7 +56,9 @@ pub fn run(args: ToolArgs) -> Result<i32> {
         None => ToolState::default(),
     };
 
+    let clock = VirtualClock::default();
     let mut vfs = Vfs::new();
+    vfs.set_now(clock.timestamp());
     let at = vfs.create_dir_all(WORKSPACE)?;
     let host = match &args.workspace {
         Some(path) => {
@@ -79,7 +81,7 @@ pub fn run(args: ToolArgs) -> Result<i32> {
     };
     let env = ToolEnv {
         seed: args.seed,
-        clock: VirtualClock::default(),
+        clock,
     };
     let out = toolbox.call(&sandbox, call, vfs, &env)?;
     println!("{}", out.output);
