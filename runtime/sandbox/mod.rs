@@ -2,13 +2,15 @@
 //!
 //! Components are compiled once (cached on disk, see [`cache`]) and pre-instantiated; each run
 //! gets a fresh store with its own VFS view, capped stdio, virtual clocks, seeded random, fuel
-//! and a memory limit. Sockets are denied; the filesystem and monotonic clock are our own hosts
+//! and a memory limit. Sockets are denied and outgoing HTTP goes to an in-process router
+//! ([`http`]); the filesystem and monotonic clock are our own hosts
 //! shadowing wasmtime-wasi's (see [`fs`] and [`clock`]).
 
 pub mod cache;
 pub mod clock;
 pub mod fault;
 pub mod fs;
+pub mod http;
 pub mod output;
 pub mod program;
 pub mod random;

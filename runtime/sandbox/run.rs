@@ -11,11 +11,13 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 use wasmtime_wasi::WasiCtx;
 use wasmtime_wasi::p2::bindings::sync::CommandPre;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
+use wasmtime_wasi_http::WasiHttpCtx;
 
 use super::cache::ComponentCache;
 use super::clock::{self, VirtualClock};
 use super::fault::{FsFaultHook, NoFaults};
 use super::fs::{self, Preopen, SharedFs, WasiVfsCtx};
+use super::http::{HttpRouter, NoNetwork, RouterHooks};
 use super::output::CappedOutput;
 use super::program::{self, ProgramKind};
 use super::random::SeededRng;
@@ -91,6 +93,8 @@ pub struct RunConfig {
     pub clock: VirtualClock,
     /// Asked before every filesystem host call.
     pub fs_hook: Box<dyn FsFaultHook>,
+    /// Serves the guest's outgoing HTTP requests (default: none reach anything).
+    pub http: Box<dyn HttpRouter>,
 }
 
 /// Default fuel: about a second or two of guest compute.
@@ -114,6 +118,7 @@ impl Default for RunConfig {
             stderr_cap: DEFAULT_OUTPUT_CAP,
             clock: VirtualClock::default(),
             fs_hook: Box::new(NoFaults),
+            http: Box::new(NoNetwork),
         }
     }
 }
@@ -211,6 +216,8 @@ impl Sandbox {
         let engine = engine(config.pooling)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)
+            .map_err(anyhow::Error::from)?;
         fs::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         let cache = ComponentCache::new(&engine, config.cache_dir);
@@ -335,6 +342,8 @@ impl Sandbox {
             },
             clock: config.clock.clone(),
             limits: MemoryLimiter::new(config.max_memory),
+            http: WasiHttpCtx::new(),
+            http_hooks: RouterHooks::new(config.http),
         };
         let mut store = Store::new(&self.engine, data);
         store.limiter(|s| &mut s.limits);

@@ -6,6 +6,8 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::clock::{ClockView, HasVirtualClock, VirtualClock};
 use super::fs::{HasWasiVfs, WasiVfsCtx, WasiVfsView};
+use super::http::RouterHooks;
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 /// The data of one sandbox store (one program run).
 pub struct StoreData {
@@ -14,6 +16,18 @@ pub struct StoreData {
     pub(super) vfs: WasiVfsCtx,
     pub(super) clock: VirtualClock,
     pub(super) limits: MemoryLimiter,
+    pub(super) http: WasiHttpCtx,
+    pub(super) http_hooks: RouterHooks,
+}
+
+impl WasiHttpView for StoreData {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.http_hooks,
+        }
+    }
 }
 
 impl WasiView for StoreData {

@@ -1,0 +1,125 @@
+//! Guests' wasi:http requests go to the in-process router and nowhere else: a guest sees an
+//! injected 500, retries and succeeds; unknown destinations are "destination not found".
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use clawrun::sandbox::RunConfig;
+use clawrun::sandbox::Status;
+use clawrun::sandbox::http::{GuestHttpError, GuestRequest, GuestResponse, HttpRouter};
+use common::*;
+
+/// Answers `POST http://gmail.local/gmail/send` with 500 on the first call, then 200; records
+/// what it saw.
+struct FlakyMail {
+    seen: Arc<Mutex<Vec<GuestRequest>>>,
+}
+
+impl HttpRouter for FlakyMail {
+    fn route(&mut self, req: &GuestRequest) -> Result<GuestResponse, GuestHttpError> {
+        let mut seen = self.seen.lock().unwrap();
+        seen.push(req.clone());
+        if req.authority != "gmail.local" {
+            return Err(GuestHttpError::DestinationNotFound);
+        }
+        let (status, body) = if seen.len() == 1 {
+            (500, r#"{"error":"internal_server_error"}"#.to_string())
+        } else {
+            (
+                200,
+                format!(
+                    r#"{{"status":"sent","echo":{}}}"#,
+                    String::from_utf8_lossy(&req.body)
+                ),
+            )
+        };
+        Ok(GuestResponse {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.into_bytes(),
+        })
+    }
+}
+
+#[test]
+fn a_guest_sees_an_injected_500_then_succeeds_on_retry() {
+    let seen: Arc<Mutex<Vec<GuestRequest>>> = Arc::default();
+    let out = run_with(
+        &program("httpget", Target::P2),
+        vfs_with_dirs(&[]),
+        &[],
+        &[
+            "POST",
+            "http://gmail.local/gmail/send",
+            r#"{"to":"a@b.c"}"#,
+            "3",
+        ],
+        RunConfig {
+            http: Box::new(FlakyMail { seen: seen.clone() }),
+            ..RunConfig::default()
+        },
+    );
+    assert_eq!(out.status, Status::Exited(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "attempt 1: status 500\nattempt 2: status 200\nbody: {\"status\":\"sent\",\"echo\":{\"to\":\"a@b.c\"}}\n"
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].method, "POST");
+    assert_eq!(seen[0].path_and_query, "/gmail/send");
+    assert_eq!(seen[0].body, br#"{"to":"a@b.c"}"#);
+    assert!(
+        seen[0]
+            .headers
+            .contains(&("content-type".into(), "application/json".into()))
+    );
+}
+
+#[test]
+fn without_a_router_no_destination_exists() {
+    let out = run(
+        &program("httpget", Target::P2),
+        vfs_with_dirs(&[]),
+        &[],
+        &["GET", "http://example.com/", "", "1"],
+    );
+    assert_eq!(
+        stdout(&out),
+        "attempt 1: error ErrorCode::DestinationNotFound\nattempt 2: error ErrorCode::DestinationNotFound\nbody: \n"
+    );
+}
+
+#[test]
+fn transport_errors_reach_the_guest_as_error_codes() {
+    struct Broken;
+    impl HttpRouter for Broken {
+        fn route(&mut self, req: &GuestRequest) -> Result<GuestResponse, GuestHttpError> {
+            Err(if req.path_and_query == "/reset" {
+                GuestHttpError::ConnectionReset
+            } else {
+                GuestHttpError::Timeout
+            })
+        }
+    }
+    for (path, want) in [
+        ("/reset", "ConnectionTerminated"),
+        ("/slow", "ConnectionReadTimeout"),
+    ] {
+        let out = run_with(
+            &program("httpget", Target::P2),
+            vfs_with_dirs(&[]),
+            &[],
+            &["GET", &format!("http://svc.local{path}")],
+            RunConfig {
+                http: Box::new(Broken),
+                ..RunConfig::default()
+            },
+        );
+        assert_eq!(
+            stdout(&out),
+            format!("attempt 1: error ErrorCode::{want}\nbody: \n")
+        );
+    }
+}
