@@ -6,5 +6,6 @@
 pub use clawrun_vfs as vfs;
 
 pub mod cli;
+pub mod faults;
 pub mod sandbox;
 pub mod tools;
