@@ -123,3 +123,53 @@ fn transport_errors_reach_the_guest_as_error_codes() {
         );
     }
 }
+
+/// Always answers 200 with the request body echoed.
+struct Echo;
+
+impl HttpRouter for Echo {
+    fn route(&mut self, req: &GuestRequest) -> Result<GuestResponse, GuestHttpError> {
+        Ok(GuestResponse {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: format!(r#"{{"ok":true,"path":"{}"}}"#, req.path_and_query).into_bytes(),
+        })
+    }
+}
+
+#[test]
+fn a_fault_plan_in_front_of_the_router_injects_a_500_the_guest_retries_past() {
+    use clawrun::faults::{
+        FaultInjector, FaultyRouter, LoadOptions, SharedInjector, plan_from_yaml,
+    };
+    let plan = plan_from_yaml(
+        "rules:\n  - point: \"http:gmail.local/*\"\n    kind: status500\n    calls: [1]\n",
+        "test-plan.yaml",
+        &LoadOptions::new(7),
+    )
+    .unwrap();
+    let injector = SharedInjector::new(FaultInjector::new(plan));
+    let out = run_with(
+        &program("httpget", Target::P2),
+        vfs_with_dirs(&[]),
+        &[],
+        &[
+            "POST",
+            "http://gmail.local/gmail/send",
+            r#"{"to":"x"}"#,
+            "2",
+        ],
+        RunConfig {
+            http: Box::new(FaultyRouter::new(Box::new(Echo), injector.clone())),
+            ..RunConfig::default()
+        },
+    );
+    assert_eq!(
+        stdout(&out),
+        "attempt 1: status 500\nattempt 2: status 200\nbody: {\"ok\":true,\"path\":\"/gmail/send\"}\n"
+    );
+    let events = injector.drain_events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(&*events[0].point, "http:gmail.local/gmail/send");
+    assert_eq!(events[0].call, 1);
+}

@@ -9,7 +9,8 @@
 //! - [`decide`]: every decision is a pure function of (seed, rule index, point, the point's
 //!   call counter), through blake3; no RNG state, so a replay injects the same faults.
 //! - [`injector`]: the counters, `max_count`, the virtual clock and the [`FaultEvent`]s;
-//!   [`fs`]: the shared handle that is also the sandbox's filesystem fault hook.
+//!   [`fs`]: the shared handle that is also the sandbox's filesystem fault hook; [`http`]:
+//!   faults on guests' outgoing HTTP, in front of the router that answers.
 //! - [`preset`]: `claw-eval`, Claw-Eval's error-injection middleware.
 //! - [`spec`] / [`load`]: plans from a task's `faults:` section, plan files and `--faults`,
 //!   with errors naming file, field path and line:column ([`PlanError`]).
@@ -17,6 +18,7 @@
 pub mod decide;
 pub mod error;
 pub mod fs;
+pub mod http;
 pub mod injector;
 pub mod kind;
 pub mod load;
@@ -31,6 +33,7 @@ pub mod yaml;
 pub use self::decide::trial_seed;
 pub use self::error::{PlanError, Pos};
 pub use self::fs::SharedInjector;
+pub use self::http::FaultyRouter;
 pub use self::injector::{FaultEvent, FaultInjector};
 pub use self::kind::{FaultKind, KindSpec};
 pub use self::load::{plan_from_cli, plan_from_file, plan_from_yaml};
