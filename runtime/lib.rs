@@ -8,4 +8,5 @@ pub use clawrun_vfs as vfs;
 pub mod cli;
 pub mod faults;
 pub mod sandbox;
+pub mod services;
 pub mod tools;

@@ -1,0 +1,235 @@
+//! Loading a service's fixtures: environment variables of the task's `services:` entry name
+//! files relative to the Claw-Eval root, with each service's hard-wired default otherwise.
+
+use std::any::Any;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::json::{self, DecodeError, Json, Obj};
+use super::spec::ServiceSpec;
+use super::time::Timestamp;
+
+/// Which file a service reads when its fixture variable is absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum FixturePolicy {
+    /// Upstream behaviour: the service's built-in default (a Chinese task's file).
+    #[default]
+    Upstream,
+    /// The task's own copy (`<task dir>/fixtures/<kind>/<file>`) when it exists, else the
+    /// default: what English tasks without `env` evidently intended.
+    TaskLocal(PathBuf),
+}
+
+/// Options for [`ServiceSet::load`](super::ServiceSet::load).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Fallback fixture choice.
+    pub policy: FixturePolicy,
+}
+
+/// Why a task's services could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// `command`/`name` names no known service.
+    #[error("service `{name}`: unknown service kind `{kind}`")]
+    UnknownKind {
+        /// The instance name.
+        name: String,
+        /// The kind.
+        kind: String,
+    },
+    /// Two entries share a name.
+    #[error("service `{name}` is declared twice")]
+    Duplicate {
+        /// The instance name.
+        name: String,
+    },
+    /// Two services would answer on one port.
+    #[error("services `{first}` and `{second}` both use port {port}")]
+    PortClash {
+        /// The port.
+        port: u16,
+        /// One service.
+        first: String,
+        /// The other.
+        second: String,
+    },
+    /// A fixture file could not be read.
+    #[error("service `{service}`: cannot read {} ({origin}): {source}", file.display())]
+    Read {
+        /// The instance name.
+        service: String,
+        /// The file.
+        file: PathBuf,
+        /// Where the path came from (`GMAIL_FIXTURES`, or the default for it).
+        origin: String,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A fixture file's content is not what the service expects.
+    #[error("service `{service}`: {}: {message}", file.display())]
+    Fixture {
+        /// The instance name.
+        service: String,
+        /// The file.
+        file: PathBuf,
+        /// What is wrong, with the JSON location (`[3].date: ...`) or syntax position.
+        message: String,
+    },
+}
+
+/// What a fixture loader produces.
+pub struct Loaded {
+    /// The records as read (before date shifting).
+    pub records: Vec<Obj>,
+    /// Service-specific data (web fixtures, OCR text, ...).
+    pub extra: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+/// The immutable data a service instance (and all its forks) starts from.
+pub(crate) struct Base {
+    /// The records as read, for reset.
+    pub raw: Vec<Obj>,
+    /// Loader-specific data.
+    pub extra: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl Base {
+    pub(crate) fn new(loaded: Loaded) -> Self {
+        Self {
+            raw: loaded.records,
+            extra: loaded.extra,
+        }
+    }
+}
+
+/// What a loader may consult.
+pub struct LoadCtx<'a> {
+    /// The Claw-Eval root (the directory holding `tasks/`).
+    pub root: &'a Path,
+    /// The task's entry.
+    pub spec: &'a ServiceSpec,
+    /// Load options.
+    pub options: &'a LoadOptions,
+    /// The virtual "now" at load time.
+    pub now: Timestamp,
+}
+
+/// A fixture path and where it came from.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The resolved path.
+    pub path: PathBuf,
+    /// `VAR` or `default for VAR` or `task copy for VAR`.
+    pub origin: String,
+}
+
+impl LoadCtx<'_> {
+    /// The instance name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// An environment variable of the entry (`None` when absent; empty values are returned).
+    pub fn env(&self, var: &str) -> Option<&str> {
+        self.spec.env.get(var).map(String::as_str)
+    }
+
+    /// A path from the environment, relative to the root unless absolute.
+    pub fn resolve(&self, p: &str) -> PathBuf {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.root.join(p)
+        }
+    }
+
+    /// The fixture file named by `var`, else the default (or the task's copy, per policy).
+    pub fn source(&self, var: &str, default: &str) -> Source {
+        if let Some(v) = self.env(var) {
+            return Source {
+                path: self.resolve(v),
+                origin: var.to_string(),
+            };
+        }
+        if let FixturePolicy::TaskLocal(task_dir) = &self.options.policy
+            && let Some(i) = default.find("/fixtures/")
+        {
+            let local = task_dir.join(&default[i + 1..]);
+            if local.is_file() {
+                return Source {
+                    path: local,
+                    origin: format!("task copy for {var}"),
+                };
+            }
+        }
+        Source {
+            path: self.resolve(default),
+            origin: format!("default for {var}"),
+        }
+    }
+
+    /// Reads a file.
+    pub fn read(&self, src: &Source) -> Result<Vec<u8>, LoadError> {
+        std::fs::read(&src.path).map_err(|source| LoadError::Read {
+            service: self.name().into(),
+            file: src.path.clone(),
+            origin: src.origin.clone(),
+            source,
+        })
+    }
+
+    /// A content error about `src`.
+    pub fn bad(&self, src: &Source, message: impl Into<String>) -> LoadError {
+        LoadError::Fixture {
+            service: self.name().into(),
+            file: src.path.clone(),
+            message: message.into(),
+        }
+    }
+
+    /// Reads a UTF-8 JSON file as Python's `json.load` would.
+    pub fn read_json(&self, src: &Source) -> Result<Json, LoadError> {
+        let bytes = self.read(src)?;
+        let text =
+            std::str::from_utf8(&bytes).map_err(|e| self.bad(src, format!("not UTF-8: {e}")))?;
+        json::parse(text).map_err(|e| match e {
+            DecodeError::Syntax(e) => self.bad(src, format!("invalid JSON: {e}")),
+            other => self.bad(src, format!("invalid JSON: {other}")),
+        })
+    }
+
+    /// Reads a JSON array of objects.
+    pub fn read_records(&self, src: &Source) -> Result<Vec<Obj>, LoadError> {
+        match self.read_json(src)? {
+            Json::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Json::Object(o) => Ok(o),
+                    _ => Err(self.bad(src, format!("[{i}]: expected an object"))),
+                })
+                .collect(),
+            _ => Err(self.bad(src, "expected a JSON array of objects")),
+        }
+    }
+}
+
+/// Reads the records fixture of a service declared with `Fixture::Records`.
+pub(crate) fn load_records(
+    cx: &LoadCtx<'_>,
+    var: &str,
+    default: &str,
+) -> Result<(Loaded, Source), LoadError> {
+    let src = cx.source(var, default);
+    let records = cx.read_records(&src)?;
+    Ok((
+        Loaded {
+            records,
+            extra: None,
+        },
+        src,
+    ))
+}

@@ -1,0 +1,50 @@
+//! Mock services compatible with Claw-Eval's, with audit logs (DESIGN §6).
+//!
+//! Each Claw-Eval mock server (gmail, calendar, todo, contacts, finance, notes, kb, helpdesk,
+//! inventory, rss, crm, config, scheduler, web, ocr, caption, documents) is a short declaration
+//! ([`engine::ServiceDef`]) interpreted by one generic engine that reproduces FastAPI's
+//! behaviour: routing (404/405/307), pydantic validation with the exact 422 bodies, Python JSON
+//! semantics (key order, integers vs floats, `repr` floats), audit logs and reset. The
+//! behavioural specification is `shared/claw-eval/SERVICES.md`.
+//!
+//! * [`ServiceSet::load`] reads a task's `services:` fixtures once; [`ServiceSet::fork`] gives
+//!   each trial its own copy in O(number of services) (records and logs are persistent).
+//! * [`ServiceSet::route`] answers a [`ServiceRequest`] at a virtual time; nothing reads the
+//!   wall clock. Date shifting (gmail, calendar) is relative to the load/reset time passed in.
+//! * [`Router`] maps a task's `http://localhost:<port>/...` URLs and `http://<name>.local/...`
+//!   to instances; [`dispatch()`] reproduces how Claw-Eval's runner turns a tool call into a
+//!   request and a response into the text the model sees; [`GuestRouter`] serves guests'
+//!   `wasi:http` requests from the same services.
+
+pub mod audit;
+pub mod builtin;
+pub mod dispatch;
+pub mod engine;
+pub mod guest;
+pub mod http;
+pub mod json;
+pub mod load;
+pub mod pdf;
+pub mod py;
+pub mod router;
+pub mod set;
+pub mod spec;
+pub mod store;
+pub mod time;
+pub mod validate;
+
+pub use dispatch::{Dispatch, Presented, dispatch, parse_arguments, present, present_bytes};
+pub use engine::{Service, ServiceDef};
+pub use guest::{GuestRouter, SharedServices};
+pub use http::{Body, Headers, Method, ServiceRequest, ServiceResponse};
+pub use json::{Json, Obj};
+pub use load::{FixturePolicy, LoadError, LoadOptions};
+pub use router::{NotFound, Router, Target};
+pub use set::ServiceSet;
+pub use spec::{ServiceSpec, TaskServices, ToolEndpoint};
+pub use time::Timestamp;
+
+#[cfg(test)]
+mod py_vectors;
+#[cfg(test)]
+mod tests;
