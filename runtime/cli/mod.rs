@@ -1,6 +1,7 @@
 //! The `clawrun` command line.
 
 mod exec;
+mod services;
 mod tool;
 
 use clap::{Parser, Subcommand};
@@ -23,6 +24,9 @@ enum Command {
     /// Run one agent tool (Bash, Read, Write, Edit, Glob, Grep) on a workspace and print what
     /// the model would see.
     Tool(tool::ToolArgs),
+    /// Serve a task's mock services on loopback (its task.yaml ports, or shifted with
+    /// --port-base) until interrupted.
+    Services(services::ServicesArgs),
 }
 
 /// A user-facing error: printed as one line, exit status 2.
@@ -43,6 +47,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Exec(args) => exec::run(args),
         Command::Tool(args) => tool::run(args),
+        Command::Services(args) => services::run(args),
     };
     match result {
         Ok(code) => code,

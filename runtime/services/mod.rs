@@ -14,7 +14,8 @@
 //! * [`Router`] maps a task's `http://localhost:<port>/...` URLs and `http://<name>.local/...`
 //!   to instances; [`dispatch()`] reproduces how Claw-Eval's runner turns a tool call into a
 //!   request and a response into the text the model sees; [`GuestRouter`] serves guests'
-//!   `wasi:http` requests from the same services.
+//!   `wasi:http` requests from the same services; [`server`] serves them on loopback with hyper
+//!   for agents outside the process (`clawrun services`).
 
 pub mod audit;
 pub mod builtin;
@@ -27,6 +28,7 @@ pub mod load;
 pub mod pdf;
 pub mod py;
 pub mod router;
+pub mod server;
 pub mod set;
 pub mod spec;
 pub mod store;

@@ -1,0 +1,80 @@
+//! `clawrun services`: serve a task's mock services on loopback until interrupted.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+
+use super::UsageError;
+use crate::sandbox::clock::VirtualClock;
+use crate::services::server::{self, Binding};
+use crate::services::{LoadOptions, ServiceSet, TaskServices, Timestamp};
+
+/// Arguments of `clawrun services`.
+#[derive(Debug, clap::Args)]
+pub struct ServicesArgs {
+    /// The task folder (holding task.yaml).
+    #[arg(long, value_name = "DIR")]
+    task: PathBuf,
+    /// Listen on PORT_BASE + (port - lowest task port) instead of the task's own ports.
+    #[arg(long, value_name = "N")]
+    port_base: Option<u16>,
+    /// The folder fixture paths in task.yaml are relative to (default: two levels above the
+    /// task folder, as in Claw-Eval's repository layout).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+}
+
+/// Runs `clawrun services`; returns when interrupted (Ctrl-C).
+pub fn run(args: ServicesArgs) -> Result<i32> {
+    let yaml_path = args.task.join("task.yaml");
+    let text = std::fs::read_to_string(&yaml_path)
+        .map_err(|e| UsageError(format!("cannot read '{}': {e}", yaml_path.display())))?;
+    let task = TaskServices::from_yaml(&text)
+        .map_err(|e| UsageError(format!("{}: {e}", yaml_path.display())))?;
+    if task.services.is_empty() {
+        return Err(UsageError(format!(
+            "{}: the task declares no services",
+            yaml_path.display()
+        ))
+        .into());
+    }
+    let root = match &args.root {
+        Some(root) => root.clone(),
+        None => args
+            .task
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.parent().and_then(|p| p.parent()).map(PathBuf::from))
+            .context("cannot find the folder above the task; pass --root")?,
+    };
+    let now = Timestamp::from_duration(VirtualClock::default().wall());
+    let set = ServiceSet::load(&root, &task.services, &LoadOptions::default(), now)
+        .map_err(|e| UsageError(format!("{}: {e}", yaml_path.display())))?;
+    let lowest = set.services().map(|s| s.port()).min().unwrap_or(0);
+    let offset = args
+        .port_base
+        .map_or(0, |base| i32::from(base) - i32::from(lowest));
+    let services = Arc::new(Mutex::new(set));
+    let bindings = server::bindings(&services, offset)?;
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .context("starting the server runtime")?;
+    runtime.block_on(async move {
+        let listeners = server::bind(&bindings).await?;
+        for Binding { service, port } in &bindings {
+            println!("{service:<12} http://127.0.0.1:{port}");
+        }
+        println!("serving {} service(s); audit at <service>/audit, reset at <service>/reset; Ctrl-C stops", bindings.len());
+        use std::io::Write;
+        std::io::stdout().flush()?;
+        tokio::select! {
+            () = server::serve(services, listeners, now) => {}
+            signal = tokio::signal::ctrl_c() => signal.context("waiting for Ctrl-C")?,
+        }
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(0)
+}
