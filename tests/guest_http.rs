@@ -173,3 +173,68 @@ fn a_fault_plan_in_front_of_the_router_injects_a_500_the_guest_retries_past() {
     assert_eq!(&*events[0].point, "http:gmail.local/gmail/send");
     assert_eq!(events[0].call, 1);
 }
+
+#[test]
+fn a_guest_calling_the_gmail_service_sees_an_injected_500_then_succeeds_on_retry() {
+    use clawrun::faults::{
+        FaultInjector, FaultyRouter, LoadOptions, SharedInjector, plan_from_yaml,
+    };
+    use clawrun::sandbox::clock::VirtualClock;
+    use clawrun::services::{self, GuestRouter, Router, ServiceSet, TaskServices, Timestamp};
+
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/claw-eval");
+    let yaml = std::fs::read_to_string(root.join("tasks/T002_email_triage/task.yaml")).unwrap();
+    let spec = TaskServices::from_yaml(&yaml).unwrap();
+    let clock = VirtualClock::default();
+    let now = Timestamp::from_duration(clock.wall());
+    let set = ServiceSet::load(
+        &root,
+        &spec.services,
+        &services::LoadOptions::default(),
+        now,
+    )
+    .unwrap();
+    let router = Router::new(&set);
+    let shared = Arc::new(Mutex::new(set));
+    let plan = plan_from_yaml(
+        "rules:\n  - point: \"http:gmail.local/*\"\n    kind: status500\n    calls: [1]\n",
+        "plan.yaml",
+        &LoadOptions::new(1),
+    )
+    .unwrap();
+    let injector = SharedInjector::new(FaultInjector::new(plan));
+    let guest_router = GuestRouter::new(shared.clone(), router, clock);
+    let out = run_with(
+        &program("httpget", Target::P2),
+        vfs_with_dirs(&[]),
+        &[],
+        &[
+            "POST",
+            "http://gmail.local/gmail/messages/get",
+            r#"{"message_id": "msg_002"}"#,
+            "2",
+        ],
+        RunConfig {
+            http: Box::new(FaultyRouter::new(Box::new(guest_router), injector.clone())),
+            ..RunConfig::default()
+        },
+    );
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("attempt 1: status 500\nattempt 2: status 200\nbody: {"),
+        "{text}"
+    );
+    assert!(text.contains("\"message_id\":\"msg_002\""), "{text}");
+    // The service saw only the retried request.
+    let audit = shared.lock().unwrap().audit("gmail").unwrap();
+    let calls = audit
+        .as_object()
+        .unwrap()
+        .get("calls")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(calls, 1);
+    assert_eq!(injector.drain_events().len(), 1);
+}

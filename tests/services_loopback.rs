@@ -22,11 +22,12 @@ impl Drop for Server {
     }
 }
 
-fn start(task: &str, port_base: u16) -> (Server, Vec<String>) {
+fn start(task: &str, port_base: u16, extra: &[&str]) -> (Server, Vec<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_clawrun"))
         .args(["services", "--task"])
         .arg(claw_eval_root().join("tasks").join(task))
         .args(["--port-base", &port_base.to_string()])
+        .args(extra)
         .stdout(Stdio::piped())
         .spawn()
         .expect("start clawrun services");
@@ -79,7 +80,7 @@ fn in_process(task: &str) -> ServiceSet {
 #[test]
 fn curl_on_loopback_gets_the_in_process_bytes_and_audit_and_reset_work() {
     let base = 30_000 + (std::process::id() % 20_000) as u16;
-    let (_server, lines) = start("T002_email_triage", base);
+    let (_server, lines) = start("T002_email_triage", base, &[]);
     assert_eq!(lines, vec![format!("gmail        http://127.0.0.1:{base}")]);
     let url = |path: &str| format!("http://127.0.0.1:{base}{path}");
 
@@ -147,4 +148,72 @@ fn a_task_without_its_folder_is_a_one_line_error() {
         err.contains("cannot read '/nonexistent/task/task.yaml'"),
         "{err}"
     );
+}
+
+#[test]
+fn faults_answer_instead_of_the_service_which_never_sees_them() {
+    let base = 10_000 + (std::process::id() % 20_000) as u16;
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("plan.yaml");
+    std::fs::write(
+        &plan,
+        "rules:\n  - point: service:gmail/messages\n    kind: status500\n    calls: [1]\n",
+    )
+    .unwrap();
+    let (_server, _) = start(
+        "T002_email_triage",
+        base,
+        &["--faults", plan.to_str().unwrap()],
+    );
+    let url = |path: &str| format!("http://127.0.0.1:{base}{path}");
+    let (body, status) = curl("POST", &url("/gmail/messages"), Some("{}"));
+    assert_eq!(status, 500);
+    assert_eq!(
+        body,
+        clawrun::faults::response::SERVER_ERROR_BODY.as_bytes()
+    );
+    let (_, status) = curl("POST", &url("/gmail/messages"), Some("{}"));
+    assert_eq!(status, 200);
+    // Only the request that reached the service is in its audit log.
+    let (audit, status) = curl("GET", &url("/gmail/audit"), None);
+    assert_eq!(status, 200);
+    let audit = String::from_utf8_lossy(&audit);
+    assert_eq!(
+        audit.matches("\"endpoint\":\"/gmail/messages\"").count(),
+        1,
+        "{audit}"
+    );
+}
+
+#[test]
+fn the_claw_eval_preset_never_touches_audit_reset_or_gets() {
+    let base = 50_000 + (std::process::id() % 10_000) as u16;
+    let (_server, _) = start(
+        "T002_email_triage",
+        base,
+        &["--faults", "claw-eval:1.0", "--seed", "3"],
+    );
+    let url = |path: &str| format!("http://127.0.0.1:{base}{path}");
+    let mut statuses = Vec::new();
+    for _ in 0..6 {
+        statuses.push(curl("POST", &url("/gmail/messages"), Some("{}")).1);
+    }
+    // At rate 1.0 every POST is faulted: 429, 500, or latency (then served: 200).
+    assert!(
+        statuses.iter().all(|s| [200, 429, 500].contains(s)),
+        "{statuses:?}"
+    );
+    assert!(statuses.iter().any(|&s| s != 200), "{statuses:?}");
+    let served = statuses.iter().filter(|&&s| s == 200).count();
+    for _ in 0..3 {
+        let (audit, status) = curl("GET", &url("/gmail/audit"), None);
+        assert_eq!(status, 200);
+        let audit = String::from_utf8_lossy(&audit);
+        assert_eq!(
+            audit.matches("\"endpoint\":\"/gmail/messages\"").count(),
+            served,
+            "{audit}"
+        );
+    }
+    assert_eq!(curl("POST", &url("/gmail/reset"), None).1, 200);
 }

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result};
 
 use super::UsageError;
+use crate::faults::{self, FaultInjector, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::services::server::{self, Binding};
 use crate::services::{LoadOptions, ServiceSet, TaskServices, Timestamp};
@@ -23,6 +24,12 @@ pub struct ServicesArgs {
     /// task folder, as in Claw-Eval's repository layout).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// Inject faults into service calls: `none`, `claw-eval`, `claw-eval:RATE` or a plan file.
+    #[arg(long, value_name = "PLAN", default_value = "none")]
+    faults: String,
+    /// Seed of the fault decisions.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
 }
 
 /// Runs `clawrun services`; returns when interrupted (Ctrl-C).
@@ -55,6 +62,10 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
     let offset = args
         .port_base
         .map_or(0, |base| i32::from(base) - i32::from(lowest));
+    let plan = faults::plan_from_cli(&args.faults, &faults::LoadOptions::new(args.seed))
+        .map_err(|e| UsageError(format!("{e}").replace('\n', "; ")))?;
+    let injector = (!plan.rules().is_empty())
+        .then(|| SharedInjector::new(FaultInjector::new(plan).with_clock(VirtualClock::default())));
     let services = Arc::new(Mutex::new(set));
     let bindings = server::bindings(&services, offset)?;
 
@@ -71,7 +82,7 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
         use std::io::Write;
         std::io::stdout().flush()?;
         tokio::select! {
-            () = server::serve(services, listeners, now) => {}
+            () = server::serve(services, listeners, now, injector) => {}
             signal = tokio::signal::ctrl_c() => signal.context("waiting for Ctrl-C")?,
         }
         Ok::<_, anyhow::Error>(())

@@ -172,6 +172,8 @@ pub enum Body {
     Text(String),
     /// No body.
     Empty,
+    /// Bytes exactly as given (injected fault bodies, damaged bodies).
+    Raw(Vec<u8>),
 }
 
 /// A service's answer.
@@ -246,6 +248,17 @@ impl ServiceResponse {
         }
     }
 
+    /// A response whose body is `body` byte for byte, with `content_type`.
+    pub fn raw(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
+        let mut headers = Headers::new();
+        headers.insert("content-type", content_type);
+        Self {
+            status,
+            headers,
+            body: Body::Raw(body.into()),
+        }
+    }
+
     /// The JSON body, if any.
     pub fn json_body(&self) -> Option<&Json> {
         match &self.body {
@@ -265,6 +278,7 @@ impl ServiceResponse {
             Body::Json(j) => j.to_compact().into_bytes(),
             Body::Text(t) => t.clone().into_bytes(),
             Body::Empty => Vec::new(),
+            Body::Raw(b) => b.clone(),
         }
     }
 }

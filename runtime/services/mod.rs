@@ -21,6 +21,7 @@ pub mod audit;
 pub mod builtin;
 pub mod dispatch;
 pub mod engine;
+pub mod faulted;
 pub mod guest;
 pub mod http;
 pub mod json;
@@ -37,6 +38,7 @@ pub mod validate;
 
 pub use dispatch::{Dispatch, Presented, dispatch, parse_arguments, present, present_bytes};
 pub use engine::{Service, ServiceDef};
+pub use faulted::{Routed, route_with_faults};
 pub use guest::{GuestRouter, SharedServices};
 pub use http::{Body, Headers, Method, ServiceRequest, ServiceResponse};
 pub use json::{Json, Obj};

@@ -13,9 +13,11 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
+use super::faulted::{Routed, route_with_faults};
 use super::guest::SharedServices;
 use super::http::{Method, ServiceRequest, ServiceResponse};
 use super::time::Timestamp;
+use crate::faults::SharedInjector;
 
 /// One service bound to one loopback port.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,27 +65,32 @@ pub async fn bind(bindings: &[Binding]) -> Result<Vec<(Binding, TcpListener)>> {
 }
 
 /// Serves the bound listeners until the future is dropped. Every request is answered at the
-/// virtual time `now`.
+/// virtual time `now`, after the fault plan (if any) has had its say: an injected reset closes
+/// the connection without an answer, an injected timeout answers 504.
 pub async fn serve(
     services: SharedServices,
     listeners: Vec<(Binding, TcpListener)>,
     now: Timestamp,
+    faults: Option<SharedInjector>,
 ) {
     let mut tasks = tokio::task::JoinSet::new();
     for (binding, listener) in listeners {
         let services = services.clone();
+        let faults = faults.clone();
         tasks.spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
                     continue;
                 };
                 let services = services.clone();
+                let faults = faults.clone();
                 let name = binding.service.clone();
                 tokio::spawn(async move {
                     let handler = service_fn(move |req| {
                         let services = services.clone();
+                        let faults = faults.clone();
                         let name = name.clone();
-                        async move { Ok::<_, hyper::Error>(answer(&services, &name, req, now).await) }
+                        async move { answer(&services, faults.as_ref(), &name, req, now).await }
                     });
                     // No `date` header: responses carry no wall-clock time.
                     let _ = http1::Builder::new()
@@ -97,13 +104,26 @@ pub async fn serve(
     while tasks.join_next().await.is_some() {}
 }
 
+/// The connection is dropped without an answer (an injected reset).
+#[derive(Debug)]
+struct Reset;
+
+impl std::fmt::Display for Reset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("injected connection reset")
+    }
+}
+
+impl std::error::Error for Reset {}
+
 /// Answers one hyper request from service `name`.
 async fn answer(
     services: &SharedServices,
+    faults: Option<&SharedInjector>,
     name: &str,
     req: hyper::Request<hyper::body::Incoming>,
     now: Timestamp,
-) -> hyper::Response<Full<Bytes>> {
+) -> Result<hyper::Response<Full<Bytes>>, Reset> {
     let (parts, body) = req.into_parts();
     let body = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
@@ -122,12 +142,16 @@ async fn answer(
         );
     }
     request.body = body.to_vec();
-    let response = services
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .route(name, &request, now)
-        .unwrap_or_else(ServiceResponse::not_found);
-    to_hyper(&response)
+    let mut set = services.lock().unwrap_or_else(|p| p.into_inner());
+    let response = match route_with_faults(&mut set, faults, name, &request, now) {
+        Routed::Response(response) => response,
+        Routed::NoSuchService => ServiceResponse::not_found(),
+        Routed::Timeout => {
+            ServiceResponse::raw(504, "application/json", &br#"{"error":"timeout"}"#[..])
+        }
+        Routed::ConnectionReset => return Err(Reset),
+    };
+    Ok(to_hyper(&response))
 }
 
 fn to_hyper(response: &ServiceResponse) -> hyper::Response<Full<Bytes>> {
