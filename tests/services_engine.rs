@@ -500,3 +500,61 @@ fn guests_reach_services_through_wasi_http_routing() {
         1
     );
 }
+
+#[test]
+fn dispatch_with_faults_shows_injected_errors_and_the_service_never_sees_them() {
+    use clawrun::faults::{
+        FaultInjector, LoadOptions as FaultOptions, SharedInjector, plan_from_yaml,
+    };
+    let (mut set, router, eps) = endpoints("T075_email_phishing_injection");
+    let plan = plan_from_yaml(
+        "rules:\n  - point: \"service:gmail/*\"\n    kind: status429:2\n    calls: [1]\n  - point: \"service:gmail/messages/get\"\n    kind: connection_reset\n    calls: [2]\n",
+        "plan.yaml",
+        &FaultOptions::new(0),
+    )
+    .unwrap();
+    let faults = SharedInjector::new(FaultInjector::new(plan));
+    let args = parse_arguments(r#"{"message_id": "nope"}"#);
+    let call = |set: &mut ServiceSet| {
+        dispatch::dispatch_with_faults(
+            set,
+            &router,
+            &eps,
+            "gmail_get_message",
+            &args,
+            NOW,
+            Some(&faults),
+        )
+    };
+    let first = call(&mut set);
+    assert_eq!(first.presented.status, 429);
+    assert!(first.presented.is_error);
+    assert!(
+        first.presented.text.contains("rate_limit_exceeded"),
+        "{}",
+        first.presented.text
+    );
+    let second = call(&mut set);
+    assert_eq!(
+        second.presented.text,
+        "Error: Server disconnected without sending a response."
+    );
+    assert!(second.presented.is_error);
+    let third = call(&mut set);
+    assert_eq!(
+        third.presented.text,
+        r#"{"error": "Message nope not found"}"#
+    );
+    // Only the third call reached the service.
+    let audit = set.audit("gmail").unwrap();
+    let calls = audit
+        .as_object()
+        .unwrap()
+        .get("calls")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(calls, 1);
+    assert_eq!(faults.drain_events().len(), 2);
+}

@@ -1,12 +1,14 @@
 //! Claw-Eval's tool dispatch as pure functions: a tool call's arguments become the request body
 //! unchanged, and the response becomes the text the model sees (SERVICES.md §3.2).
 
+use super::faulted::{Routed, route_with_faults};
 use super::http::{Body, Method, ServiceRequest, ServiceResponse};
 use super::json::{self, DecodeError, Json, Obj};
 use super::router::Router;
 use super::set::ServiceSet;
 use super::spec::ToolEndpoint;
 use super::time::Timestamp;
+use crate::faults::SharedInjector;
 
 /// A tool result as the runner presents it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,6 +89,12 @@ pub fn transport_error(text: &str) -> Presented {
 /// The message of a refused connection (a URL that leads to no service).
 pub const CONNECTION_REFUSED: &str = "[Errno 111] Connection refused";
 
+/// What httpx says when the server drops the connection (an injected reset).
+pub const SERVER_DISCONNECTED: &str = "Server disconnected without sending a response.";
+
+/// What httpx says when no response arrives in time (an injected timeout).
+pub const TIMED_OUT: &str = "timed out";
+
 /// One dispatched tool call, as the trace records it.
 #[derive(Clone, Debug)]
 pub struct Dispatch {
@@ -109,6 +117,21 @@ pub fn dispatch(
     arguments: &Json,
     now: Timestamp,
 ) -> Dispatch {
+    dispatch_with_faults(services, router, endpoints, tool, arguments, now, None)
+}
+
+/// Like [`dispatch`], with the fault plan in front of the service (Claw-Eval's middleware):
+/// see [`route_with_faults`]. A reset or timeout reaches the model as the transport error
+/// httpx would raise.
+pub fn dispatch_with_faults(
+    services: &mut ServiceSet,
+    router: &Router,
+    endpoints: &[ToolEndpoint],
+    tool: &str,
+    arguments: &Json,
+    now: Timestamp,
+    faults: Option<&SharedInjector>,
+) -> Dispatch {
     let Some(ep) = endpoints.iter().find(|e| e.tool_name == tool) else {
         return Dispatch {
             url: String::new(),
@@ -127,8 +150,21 @@ pub fn dispatch(
         return refused();
     };
     let req = tool_request(ep, &target.path, arguments);
-    let Some(resp) = services.route(&target.service, &req, now) else {
-        return refused();
+    let resp = match route_with_faults(services, faults, &target.service, &req, now) {
+        Routed::Response(resp) => resp,
+        Routed::NoSuchService => return refused(),
+        Routed::ConnectionReset => {
+            return Dispatch {
+                presented: transport_error(SERVER_DISCONNECTED),
+                ..refused()
+            };
+        }
+        Routed::Timeout => {
+            return Dispatch {
+                presented: transport_error(TIMED_OUT),
+                ..refused()
+            };
+        }
     };
     let presented = present(&resp);
     Dispatch {

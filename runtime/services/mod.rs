@@ -36,7 +36,9 @@ pub mod store;
 pub mod time;
 pub mod validate;
 
-pub use dispatch::{Dispatch, Presented, dispatch, parse_arguments, present, present_bytes};
+pub use dispatch::{
+    Dispatch, Presented, dispatch, dispatch_with_faults, parse_arguments, present, present_bytes,
+};
 pub use engine::{Service, ServiceDef};
 pub use faulted::{Routed, route_with_faults};
 pub use guest::{GuestRouter, SharedServices};
