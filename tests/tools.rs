@@ -697,3 +697,68 @@ fn bash_date_reads_the_virtual_clock_and_sleep_advances_it() {
         "Thu Jan  1 00:00:00 UTC 2026\n2026-01-01T00:00:00\n1767225690\n"
     );
 }
+
+fn injector(plan: &str) -> clawrun::faults::SharedInjector {
+    use clawrun::faults::{FaultInjector, LoadOptions, SharedInjector, plan_from_yaml};
+    SharedInjector::new(FaultInjector::new(
+        plan_from_yaml(plan, "plan.yaml", &LoadOptions::new(0)).unwrap(),
+    ))
+}
+
+fn call_faulted(name: &str, args: Value, vfs: Vfs, env: &ToolEnv) -> ToolOutcome {
+    TOOLBOX
+        .call(
+            &SANDBOX,
+            ToolCall {
+                name,
+                args: &args,
+                state: &ToolState::default(),
+            },
+            vfs,
+            env,
+        )
+        .unwrap()
+}
+
+#[test]
+fn tool_call_faults_come_back_as_tool_errors_and_the_next_call_works() {
+    let faults = injector("rules:\n  - point: tool:Read\n    kind: status500\n    calls: [1]\n");
+    let env = ToolEnv {
+        faults: Some(faults.clone()),
+        ..ToolEnv::default()
+    };
+    let vfs = workspace(&[("a.txt", b"alpha\n")]);
+    let first = call_faulted("Read", json!({"file_path": "a.txt"}), vfs.fork(), &env);
+    assert!(first.is_error);
+    assert!(
+        first.output.starts_with("Read failed (HTTP 500): "),
+        "{}",
+        first.output
+    );
+    let second = call_faulted("Read", json!({"file_path": "a.txt"}), vfs.fork(), &env);
+    assert!(!second.is_error, "{}", second.output);
+    assert!(second.output.contains("alpha"));
+    let events = faults.drain_events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(&*events[0].point, "tool:Read");
+}
+
+#[test]
+fn filesystem_faults_reach_the_tool_through_the_sandbox_hook() {
+    let faults = injector(
+        "rules:\n  - point: \"fs:open:/workspace/a.txt\"\n    kind: eio\n    calls: [1]\n",
+    );
+    let env = ToolEnv {
+        faults: Some(faults.clone()),
+        ..ToolEnv::default()
+    };
+    let vfs = workspace(&[("a.txt", b"alpha\n")]);
+    let out = call_faulted(
+        "Bash",
+        json!({"command": "cat a.txt; cat a.txt"}),
+        vfs,
+        &env,
+    );
+    assert_eq!(out.output, "cat: a.txt: Input/output error\nalpha\n");
+    assert_eq!(faults.drain_events().len(), 1);
+}

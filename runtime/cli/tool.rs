@@ -6,6 +6,7 @@ use cap_std::fs::Dir;
 use clawrun_vfs::Vfs;
 
 use super::UsageError;
+use crate::faults::{self, FaultInjector, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::tools::{self, ToolCall, ToolEnv, ToolState, Toolbox, WORKSPACE};
@@ -26,9 +27,13 @@ pub struct ToolArgs {
     /// Tool state from an earlier call, as JSON: {"cwd": "/workspace", "env": {...}}.
     #[arg(long, value_name = "JSON")]
     state: Option<String>,
-    /// Seed of every random byte the tool sees.
+    /// Seed of every random byte the tool sees and of the fault decisions.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Inject faults: `none`, or a plan file whose rules name `tool:<Name>` or
+    /// `fs:<op>:<path>` points.
+    #[arg(long, value_name = "PLAN", default_value = "none")]
+    faults: String,
 }
 
 /// Runs `clawrun tool`: 0 when the tool succeeded, 1 when it reported a tool error.
@@ -79,12 +84,25 @@ pub fn run(args: ToolArgs) -> Result<i32> {
         args: &json,
         state: &state,
     };
+    let plan = faults::plan_from_cli(&args.faults, &faults::LoadOptions::new(args.seed))
+        .map_err(|e| UsageError(format!("{e}").replace('\n', "; ")))?;
+    let injector = (!plan.rules().is_empty())
+        .then(|| SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone())));
     let env = ToolEnv {
         seed: args.seed,
         clock,
+        faults: injector.clone(),
     };
     let out = toolbox.call(&sandbox, call, vfs, &env)?;
     println!("{}", out.output);
+    if let Some(injector) = &injector {
+        for event in injector.drain_events() {
+            eprintln!(
+                "clawrun: injected {} at {} (call {})",
+                event.kind, event.point, event.call
+            );
+        }
+    }
     if args.write_back
         && let Some(dir) = &host
     {

@@ -12,7 +12,9 @@ use anyhow::{Context, Result, bail};
 use clawrun_vfs::Vfs;
 use serde::{Deserialize, Serialize};
 
+use crate::faults::{self, Call, FaultKind, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
+use crate::sandbox::fault::NoFaults;
 use crate::sandbox::{Mount, Program, RunConfig, Sandbox, Status};
 
 mod embedded {
@@ -72,6 +74,9 @@ pub struct ToolEnv {
     pub seed: u64,
     /// The trial's virtual clock.
     pub clock: VirtualClock,
+    /// The trial's fault plan: asked at `tool:<Name>` before each call, and at every
+    /// filesystem operation of the tool.
+    pub faults: Option<SharedInjector>,
 }
 
 /// What a tool call returns to the model, plus the filesystem after it.
@@ -144,6 +149,19 @@ impl Toolbox {
     ) -> Result<ToolOutcome> {
         let ToolCall { name, args, state } = call;
         let program = self.program(sandbox, name)?;
+        let fault = env.faults.as_ref().and_then(|faults| {
+            let point = faults::point::tool(name);
+            faults.decide(&Call::new(&point))
+        });
+        if let Some(failed) = fault.as_ref().and_then(|f| injected_failure(name, &f.kind)) {
+            return Ok(ToolOutcome {
+                output: failed,
+                is_error: true,
+                state: state.clone(),
+                vfs,
+                fuel_used: 0,
+            });
+        }
         let stdin = serde_json::to_vec(&Request { args, state })?;
         let run = sandbox.run(
             &program,
@@ -157,6 +175,10 @@ impl Toolbox {
                 }],
                 seed: env.seed,
                 clock: env.clock.clone(),
+                fs_hook: match &env.faults {
+                    Some(faults) => faults.fs_hook(),
+                    None => Box::new(NoFaults),
+                },
                 ..RunConfig::default()
             },
         )?;
@@ -166,7 +188,10 @@ impl Toolbox {
         };
         Ok(match parsed {
             Some(r) => ToolOutcome {
-                output: r.output,
+                output: match fault.and_then(|f| f.kind.transform_body(r.output.as_bytes())) {
+                    Some(damaged) => String::from_utf8_lossy(&damaged).into_owned(),
+                    None => r.output,
+                },
                 is_error: r.is_error,
                 state: r.state,
                 vfs: run.vfs,
@@ -180,6 +205,22 @@ impl Toolbox {
                 fuel_used: run.fuel_used,
             },
         })
+    }
+}
+
+/// What the model reads for an injected fault that stops a tool call before it runs; `None`
+/// for faults that let it run (latency, damaged output).
+fn injected_failure(name: &str, kind: &FaultKind) -> Option<String> {
+    if let Some(response) = kind.response() {
+        return Some(format!(
+            "{name} failed (HTTP {}): {}",
+            response.status, response.body
+        ));
+    }
+    match kind {
+        FaultKind::Timeout => Some(format!("{name} failed: the call timed out")),
+        FaultKind::ConnectionReset => Some(format!("{name} failed: the connection was reset")),
+        _ => None,
     }
 }
 
