@@ -182,7 +182,7 @@ fn a_guest_calling_the_gmail_service_sees_an_injected_500_then_succeeds_on_retry
     use clawrun::sandbox::clock::VirtualClock;
     use clawrun::services::{self, GuestRouter, Router, ServiceSet, TaskServices, Timestamp};
 
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/claw-eval");
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval");
     let yaml = std::fs::read_to_string(root.join("tasks/T002_email_triage/task.yaml")).unwrap();
     let spec = TaskServices::from_yaml(&yaml).unwrap();
     let clock = VirtualClock::default();

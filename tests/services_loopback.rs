@@ -9,7 +9,7 @@ use clawrun::sandbox::clock::VirtualClock;
 use clawrun::services::{LoadOptions, Method, ServiceRequest, ServiceSet, TaskServices, Timestamp};
 
 fn claw_eval_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/claw-eval")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval")
 }
 
 /// Kills the server when the test ends, however it ends.

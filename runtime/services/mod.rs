@@ -5,7 +5,7 @@
 //! ([`engine::ServiceDef`]) interpreted by one generic engine that reproduces FastAPI's
 //! behaviour: routing (404/405/307), pydantic validation with the exact 422 bodies, Python JSON
 //! semantics (key order, integers vs floats, `repr` floats), audit logs and reset. The
-//! behavioural specification is `shared/claw-eval/SERVICES.md`.
+//! behavioural specification is `third_party/claw-eval/SERVICES.md`.
 //!
 //! * [`ServiceSet::load`] reads a task's `services:` fixtures once; [`ServiceSet::fork`] gives
 //!   each trial its own copy in O(number of services) (records and logs are persistent).

@@ -14,7 +14,7 @@ use clawrun::services::{
 pub fn root() -> PathBuf {
     std::env::var_os("CLAW_EVAL_ROOT")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/claw-eval"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval"))
 }
 
 /// 2026-03-05T10:20:30.123456Z: the virtual "now" of the tests.
