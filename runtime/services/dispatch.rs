@@ -140,31 +140,21 @@ pub fn dispatch_with_faults(
             presented: unknown_tool(tool),
         };
     };
-    let refused = || Dispatch {
+    let failed = |text: &str| Dispatch {
         url: ep.url.clone(),
         request_body: arguments.clone(),
         response: None,
-        presented: transport_error(CONNECTION_REFUSED),
+        presented: transport_error(text),
     };
     let Ok(target) = router.resolve(&ep.url) else {
-        return refused();
+        return failed(CONNECTION_REFUSED);
     };
     let req = tool_request(ep, &target.path, arguments);
     let resp = match route_with_faults(services, faults, &target.service, &req, now) {
         Routed::Response(resp) => resp,
-        Routed::NoSuchService => return refused(),
-        Routed::ConnectionReset => {
-            return Dispatch {
-                presented: transport_error(SERVER_DISCONNECTED),
-                ..refused()
-            };
-        }
-        Routed::Timeout => {
-            return Dispatch {
-                presented: transport_error(TIMED_OUT),
-                ..refused()
-            };
-        }
+        Routed::NoSuchService => return failed(CONNECTION_REFUSED),
+        Routed::ConnectionReset => return failed(SERVER_DISCONNECTED),
+        Routed::Timeout => return failed(TIMED_OUT),
     };
     let presented = present(&resp);
     Dispatch {
