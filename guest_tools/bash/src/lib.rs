@@ -72,11 +72,20 @@ pub fn run_with_io(
     term: &Stream,
 ) -> RunResult {
     let mut sh = Shell::new(cwd, env);
-    let (status, timed_out) = match sh.run_script(command, io) {
+    let (mut status, mut timed_out) = match sh.run_script(command, io) {
         Ok(s) | Err(Flow::Exit(s)) | Err(Flow::Return(s)) => (s, false),
         Err(Flow::Break(_)) | Err(Flow::Continue(_)) => (0, false),
         Err(Flow::Timeout) => (124, true),
     };
+    // `trap CMD EXIT`: runs once as the shell exits; its own `exit N` sets the status.
+    if let Some(trap) = sh.exit_trap.take() {
+        sh.last_status = status;
+        match sh.run_script(&trap, io) {
+            Err(Flow::Exit(s)) => status = s,
+            Err(Flow::Timeout) => (status, timed_out) = (124, true),
+            _ => {}
+        }
+    }
     *cwd = sh.cwd.clone();
     *env = sh.exported_env();
     RunResult {

@@ -71,6 +71,8 @@ pub struct Shell {
     pub subst_status: Option<i32>,
     /// Counter for process-substitution temporary files.
     pub psub_counter: u64,
+    /// The command of `trap CMD EXIT`, run when the shell exits.
+    pub exit_trap: Option<String>,
     /// Built-in default variables (not persisted in the state unless changed).
     defaults: Vec<(&'static str, &'static str)>,
 }
@@ -94,6 +96,7 @@ impl Shell {
             condition_depth: 0,
             subst_status: None,
             psub_counter: 0,
+            exit_trap: None,
             defaults: Vec::new(),
         };
         for (k, v) in [

@@ -590,3 +590,68 @@ pub fn env(sh: &mut Shell, argv: &[String], io: &Io) -> ExecResult {
     }
     Ok(0)
 }
+
+/// `trap [-p] [CMD] [SIGNAL...]`: `EXIT` (or `0`) traps run when the shell exits; other
+/// signals are accepted and never fire (no signal reaches the sandbox). `trap - EXIT` clears,
+/// `trap` / `trap -p` print the EXIT trap as bash does.
+pub fn trap(sh: &mut Shell, argv: &[String], io: &Io) -> i32 {
+    let args: Vec<&str> = argv[1..].iter().map(String::as_str).collect();
+    let print = |sh: &Shell| {
+        if let Some(cmd) = &sh.exit_trap {
+            io.out(format!("trap -- '{}' EXIT\n", cmd.replace('\'', "'\\''")));
+        }
+    };
+    match args.as_slice() {
+        [] | ["-p"] => {
+            print(sh);
+            return 0;
+        }
+        ["-p", ..] => {
+            print(sh);
+            return 0;
+        }
+        _ => {}
+    }
+    let (action, signals) = match args.as_slice() {
+        [single] => (None, std::slice::from_ref(single)),
+        [action, signals @ ..] => (Some(*action), signals),
+        [] => unreachable!("handled above"),
+    };
+    for signal in signals {
+        let name = signal.trim_start_matches("SIG").to_ascii_uppercase();
+        let known = matches!(
+            name.as_str(),
+            "EXIT"
+                | "0"
+                | "INT"
+                | "2"
+                | "TERM"
+                | "15"
+                | "HUP"
+                | "1"
+                | "QUIT"
+                | "3"
+                | "ERR"
+                | "DEBUG"
+                | "RETURN"
+                | "USR1"
+                | "USR2"
+                | "PIPE"
+                | "ALRM"
+                | "CHLD"
+        );
+        if !known {
+            io.errln(format!(
+                "bash: trap: {signal}: invalid signal specification"
+            ));
+            return 1;
+        }
+        if name == "EXIT" || name == "0" {
+            sh.exit_trap = match action {
+                None | Some("-") => None,
+                Some(cmd) => Some(cmd.to_string()),
+            };
+        }
+    }
+    0
+}
