@@ -10,11 +10,12 @@
 //! Set `DIFF_FILTER=substring` to run only matching commands, `DIFF_VERBOSE=1` to print all.
 
 mod common;
+#[path = "../guest_tools/bash/tests/host_bash/mod.rs"]
+mod host_bash;
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::LazyLock;
 
 use cap_std::ambient_authority;
@@ -22,6 +23,7 @@ use cap_std::fs::Dir;
 use clawrun::tools::{ToolCall, ToolEnv, ToolState, Toolbox, WORKSPACE};
 use clawrun::vfs::{NodeKind, Vfs};
 use common::SANDBOX;
+use host_bash::{copy_tree, files_diff, normalise, snapshot};
 
 /// Corpus commands that cannot match in the sandbox, each with the reason. Every entry must
 /// still be in the corpus (checked), so the list cannot go stale silently.
@@ -46,15 +48,6 @@ fn bash_crate() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("guest_tools/bash/tests")
 }
 
-/// The corpus: one command per line, `⏎` for a newline, `#` comments and blank lines skipped.
-fn corpus() -> Vec<String> {
-    let text = std::fs::read_to_string(bash_crate().join("corpus.txt")).expect("corpus.txt");
-    text.lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|l| l.replace('⏎', "\n"))
-        .collect()
-}
-
 /// The VFS every command starts from (forked per command): the fixture at `/workspace`.
 fn base_vfs() -> Vfs {
     let mut vfs = Vfs::new();
@@ -62,37 +55,6 @@ fn base_vfs() -> Vfs {
     let dir = Dir::open_ambient_dir(bash_crate().join("fixture"), ambient_authority()).unwrap();
     vfs.import_dir(at, &dir).unwrap();
     vfs
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        if e.file_type().unwrap().is_dir() {
-            std::fs::create_dir(&dst).unwrap();
-            copy_tree(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
-
-/// Replaces the run's directory with `<DIR>`, bash's `/bin/bash: [-c: ]line N: ` message prefix
-/// with ours (`bash: `), and the owner/group and time columns of `ls -l` lines.
-fn normalise(text: &str, dir: &str) -> String {
-    static LS_LINE: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?m)^([-dlcbps][rwxsStT-]{9}[.+]?)\s+(\d+)\s+\S+\s+\S+\s+(\d+)\s+\w{3}\s+\d+\s+[\d:]+\s",
-        )
-        .unwrap()
-    });
-    static BASH_PREFIX: LazyLock<regex::Regex> =
-        LazyLock::new(|| regex::Regex::new(r"(?m)^/bin/bash: (-c: )?line \d+: ").unwrap());
-    let text = text.replace(dir, "<DIR>");
-    let text = BASH_PREFIX.replace_all(&text, "bash: ");
-    LS_LINE
-        .replace_all(&text, "$1 $2 OWNER GROUP $3 TIME ")
-        .into_owned()
 }
 
 /// What the tool shows for `output` and `status` (`guest_tools/bash/src/lib.rs`
@@ -165,24 +127,6 @@ fn run_ours(base: &Vfs, cmd: &str) -> Outcome {
     }
 }
 
-fn snapshot(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-    let root_str = root.to_string_lossy();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        let meta = std::fs::symlink_metadata(&p).unwrap();
-        let value = if meta.is_symlink() {
-            format!("<link {}>", std::fs::read_link(&p).unwrap().display())
-        } else if meta.is_dir() {
-            snapshot(root, &p, out);
-            "<dir>".to_string()
-        } else {
-            String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned()
-        };
-        out.insert(rel, normalise(&value, &root_str));
-    }
-}
-
 fn run_host(cmd: &str) -> Outcome {
     // The run's directory is named `workspace` like the tool's, so `basename "$(pwd)"` agrees.
     let tmp = tempfile::tempdir().unwrap();
@@ -192,19 +136,7 @@ fn run_host(cmd: &str) -> Outcome {
     let dir_str = dir.to_string_lossy().into_owned();
     // stdout and stderr share one pipe, so they interleave in write order as in the tool.
     let (mut reader, writer) = std::io::pipe().unwrap();
-    let mut child = Command::new("/bin/bash")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(&dir)
-        .env_clear()
-        .env("LC_ALL", "C")
-        .env("TZ", "UTC")
-        .env("HOME", "/root")
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("USER", "user")
-        .env("SHELL", "/bin/bash")
-        .env("PWD", &dir_str)
-        .stdin(Stdio::null())
+    let mut child = host_bash::host_bash(cmd, &dir)
         .stdout(writer.try_clone().unwrap())
         .stderr(writer)
         .spawn()
@@ -213,31 +145,13 @@ fn run_host(cmd: &str) -> Outcome {
     reader.read_to_end(&mut bytes).unwrap();
     let status = child.wait().unwrap().code().unwrap_or(-1);
     let text = tool_text(&String::from_utf8_lossy(&bytes), status);
-    let mut files = BTreeMap::new();
-    snapshot(&dir, &dir, &mut files);
+    let files = snapshot(&dir);
     Outcome {
         is_error: false,
         text: normalise(&text, &dir_str),
         status,
         files,
     }
-}
-
-fn files_diff(host: &BTreeMap<String, String>, ours: &BTreeMap<String, String>) -> String {
-    let mut d = String::new();
-    for (k, v) in host {
-        match ours.get(k) {
-            None => d.push_str(&format!("  missing in ours: {k}\n")),
-            Some(o) if o != v => d.push_str(&format!(
-                "  {k} differs:\n    bash: {v:?}\n    ours: {o:?}\n"
-            )),
-            _ => {}
-        }
-    }
-    for k in ours.keys().filter(|k| !host.contains_key(*k)) {
-        d.push_str(&format!("  extra in ours: {k}\n"));
-    }
-    d
 }
 
 #[test]
@@ -248,7 +162,7 @@ fn corpus_matches_host_bash_on_the_vfs() {
     );
     let filter = std::env::var("DIFF_FILTER").ok();
     let verbose = std::env::var("DIFF_VERBOSE").is_ok();
-    let cmds = corpus();
+    let cmds = host_bash::corpus(&bash_crate());
     for (cmd, why) in EXCLUDED {
         assert!(
             cmds.iter().any(|c| c == cmd),
