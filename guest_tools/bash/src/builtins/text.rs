@@ -136,11 +136,7 @@ pub fn head(sh: &mut Shell, argv: &[String], io: &Io) -> i32 {
     let mut first = true;
     each_input(sh, io, "head", &files, |name, data| {
         if headers {
-            let shown = if name == "-" { "standard input" } else { name };
-            io.out(format!(
-                "{}==> {shown} <==\n",
-                if first { "" } else { "\n" }
-            ));
+            file_header(io, name, first);
         }
         first = false;
         if bytes {
@@ -209,11 +205,7 @@ pub fn tail(sh: &mut Shell, argv: &[String], io: &Io) -> i32 {
     let mut first = true;
     each_input(sh, io, "tail", &files, |name, data| {
         if headers {
-            let shown = if name == "-" { "standard input" } else { name };
-            io.out(format!(
-                "{}==> {shown} <==\n",
-                if first { "" } else { "\n" }
-            ));
+            file_header(io, name, first);
         }
         first = false;
         if bytes {
@@ -885,4 +877,13 @@ fn simple_float_format(fmt: &str, v: f64) -> String {
         &fmt[..p],
         &rest[end + conv.len_utf8().min(rest.len() - end)..]
     )
+}
+
+/// The `==> NAME <==` line head and tail print before each file when there are several.
+fn file_header(io: &Io, name: &str, first: bool) {
+    let shown = if name == "-" { "standard input" } else { name };
+    io.out(format!(
+        "{}==> {shown} <==\n",
+        if first { "" } else { "\n" }
+    ));
 }
