@@ -3,10 +3,16 @@
 //! Task environments and agent tools run as WASI components inside wasmtime ([`sandbox`]),
 //! over an in-memory, copy-on-write, blake3 content-addressed filesystem ([`vfs`]).
 
+pub use clawrun_agents as agents;
+pub use clawrun_judge as judge;
+pub use clawrun_report as report;
+pub use clawrun_task as task;
 pub use clawrun_vfs as vfs;
 
 pub mod cli;
 pub mod faults;
+pub mod run;
 pub mod sandbox;
 pub mod services;
 pub mod tools;
+pub mod trial;

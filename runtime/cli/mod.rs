@@ -1,8 +1,14 @@
 //! The `clawrun` command line.
 
 mod exec;
+mod list;
+mod mock_llm;
+mod replay;
+pub mod report;
+mod run;
 mod services;
 mod tool;
+mod validate;
 
 use clap::{Parser, Subcommand};
 
@@ -27,6 +33,18 @@ enum Command {
     /// Serve a task's mock services on loopback (its task.yaml ports, or shifted with
     /// --port-base) until interrupted.
     Services(services::ServicesArgs),
+    /// Run tasks × trials with an agent; journal, traces and reports go to a run folder.
+    Run(run::RunArgs),
+    /// Summarise run folders (shards merged): table, JSON, Markdown, HTML.
+    Report(report::ReportArgs),
+    /// Re-run recorded trials from their traces and demand identical hashes and scores.
+    Replay(replay::ReplayArgs),
+    /// Check tasks: schema, judge firewall, the oracle passes, a do-nothing agent fails.
+    Validate(validate::ValidateArgs),
+    /// List the tasks of a suite.
+    List(list::ListArgs),
+    /// Serve a scripted mock LLM (OpenAI and Anthropic protocols) on loopback.
+    MockLlm(mock_llm::MockLlmArgs),
 }
 
 /// A user-facing error: printed as one line, exit status 2.
@@ -48,6 +66,12 @@ pub fn main() -> i32 {
         Command::Exec(args) => exec::run(args),
         Command::Tool(args) => tool::run(args),
         Command::Services(args) => services::run(args),
+        Command::Run(args) => run::run_command(args),
+        Command::Report(args) => report::report_command(args),
+        Command::Replay(args) => replay::replay_command(args),
+        Command::Validate(args) => validate::validate_command(args),
+        Command::List(args) => list::list_command(args),
+        Command::MockLlm(args) => mock_llm::mock_llm_command(args),
     };
     match result {
         Ok(code) => code,

@@ -2,14 +2,8 @@
 
 use std::fmt;
 
-/// A position in a plan's source text (1-based).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Pos {
-    /// Line, from 1.
-    pub line: u64,
-    /// Column (in characters), from 1.
-    pub column: u64,
-}
+/// A position in a plan's source text (1-based); shared with task files.
+pub use clawrun_task::yaml::Pos;
 
 /// An invalid fault plan.
 ///

@@ -115,6 +115,11 @@ impl FaultsSection {
         })
     }
 
+    /// A section from an already parsed node (a task file's `faults:`).
+    pub fn from_node(node: Node) -> Self {
+        FaultsSection { node }
+    }
+
     /// Whether the section is empty (`faults:` with nothing after it).
     pub fn is_empty(&self) -> bool {
         self.node.value == Value::Null

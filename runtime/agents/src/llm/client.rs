@@ -1,0 +1,467 @@
+//! [`LlmClient`]: one model endpoint with retries, limits, a response cache and token counts;
+//! [`LlmAgent`]: the client as an [`Agent`].
+
+use std::sync::{Arc, Mutex, Once};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::header::CONTENT_TYPE;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use super::cache::ResponseCache;
+use super::config::{ModelConfig, Provider, ResolvedEndpoint};
+use super::{anthropic, limits, openai, retry};
+use crate::agent::{Agent, AgentError, Complete, Reply};
+use crate::conversation::{Conversation, Message, Usage};
+
+/// Counters of one client (and its clones) since it was made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientStats {
+    /// `complete` calls that returned a reply.
+    pub replies: u64,
+    /// Replies served from the cache (no HTTP request).
+    pub cache_hits: u64,
+    /// HTTP requests sent (first attempts and retries).
+    pub http_requests: u64,
+    /// Retries after a failed attempt.
+    pub retries: u64,
+    /// Tokens of all replies, cached ones included (they report their recorded usage).
+    pub usage: Usage,
+}
+
+/// A client for one model endpoint; cheap to clone (clones share counters).
+#[derive(Clone)]
+pub struct LlmClient {
+    /// The shared state.
+    inner: Arc<Inner>,
+}
+
+/// What clones of a client share.
+struct Inner {
+    /// The configuration as given.
+    config: ModelConfig,
+    /// Base URL, key and cache folder after consulting the environment.
+    endpoint: ResolvedEndpoint,
+    /// The full request URL.
+    url: String,
+    /// The HTTP client (connection pool).
+    http: reqwest::Client,
+    /// The response cache, when enabled and a folder is known.
+    cache: Option<ResponseCache>,
+    /// The endpoint's process-wide concurrency limit.
+    limit: Arc<Semaphore>,
+    /// Counters.
+    stats: Mutex<ClientStats>,
+}
+
+/// How one HTTP attempt ended.
+enum Attempt {
+    /// A 2xx response with a JSON body.
+    Done(Value),
+    /// A failure worth retrying, with the server's requested wait.
+    Retry(String, Option<Duration>),
+    /// A failure retrying cannot fix.
+    Fatal(String),
+}
+
+impl LlmClient {
+    /// A client for `config`, reading unset endpoint settings from the environment.
+    pub fn new(config: ModelConfig) -> Result<Self, AgentError> {
+        let endpoint = config.resolve()?;
+        Self::with_endpoint(config, endpoint)
+    }
+
+    /// A client for `config` sending to an already resolved endpoint.
+    pub fn with_endpoint(
+        config: ModelConfig,
+        endpoint: ResolvedEndpoint,
+    ) -> Result<Self, AgentError> {
+        let url = match config.provider {
+            Provider::OpenAi => format!("{}{}", endpoint.base_url, openai::PATH),
+            Provider::Anthropic => {
+                // Accept a base that already ends in /v1, as some gateways document it.
+                let base = endpoint.base_url.trim_end_matches("/v1");
+                format!("{base}{}", anthropic::PATH)
+            }
+        };
+        install_crypto_provider();
+        let mut builder = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout.min(Duration::from_secs(30)))
+            .user_agent(concat!("clawrun/", env!("CARGO_PKG_VERSION")));
+        if is_loopback(&endpoint.base_url) {
+            builder = builder.no_proxy();
+        }
+        let http = builder.build().map_err(|e| {
+            AgentError::Infra(format!(
+                "{}: cannot build HTTP client: {}",
+                config.describe(),
+                chain(&e)
+            ))
+        })?;
+        let cache = if config.cache_enabled() {
+            endpoint.cache_dir.clone().map(ResponseCache::new)
+        } else {
+            None
+        };
+        let limit = limits::semaphore(config.provider, &endpoint.base_url, config.concurrency);
+        Ok(LlmClient {
+            inner: Arc::new(Inner {
+                config,
+                endpoint,
+                url,
+                http,
+                cache,
+                limit,
+                stats: Mutex::default(),
+            }),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ModelConfig {
+        &self.inner.config
+    }
+
+    /// The resolved endpoint (base URL, key, cache folder).
+    pub fn endpoint(&self) -> &ResolvedEndpoint {
+        &self.inner.endpoint
+    }
+
+    /// `provider:model`, e.g. `openai:gpt-4o`.
+    pub fn describe(&self) -> String {
+        self.inner.config.describe()
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> ClientStats {
+        *self.inner.stats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Tokens of all replies so far.
+    pub fn usage(&self) -> Usage {
+        self.stats().usage
+    }
+
+    /// The JSON body this client would send for `conversation`.
+    pub fn request_body(&self, conversation: &Conversation) -> Value {
+        match self.inner.config.provider {
+            Provider::OpenAi => openai::request_body(&self.inner.config, conversation),
+            Provider::Anthropic => anthropic::request_body(&self.inner.config, conversation),
+        }
+    }
+
+    /// The model's next assistant message for `conversation`: from the cache when enabled
+    /// and present, else over HTTP with bounded retries (then cached). Fails with
+    /// [`AgentError::Infra`] when retries run out, on a non-retryable status (naming it and
+    /// the provider's message), or when the endpoint is unusable.
+    pub async fn complete(&self, conversation: &Conversation) -> Result<Reply, AgentError> {
+        let config = &self.inner.config;
+        let body = self.request_body(conversation);
+        let turn = conversation.turns();
+        let key = ResponseCache::key(
+            config.provider,
+            &self.inner.endpoint.base_url,
+            &config.model,
+            &body,
+        );
+        if let Some(cache) = &self.inner.cache
+            && let Some(response) = cache.get(&key)
+            && let Ok((message, usage)) = self.parse(&response, turn)
+        {
+            self.count(|s| s.cache_hits += 1);
+            return Ok(self.reply(message, usage));
+        }
+        let bytes = serde_json::to_vec(&body).expect("JSON values serialize");
+        let mut attempt = 0;
+        loop {
+            let (error, retry_after) = match self.send(&bytes).await {
+                Attempt::Done(response) => match self.parse(&response, turn) {
+                    Ok((message, usage)) => {
+                        if let Some(cache) = &self.inner.cache {
+                            // A cache that cannot be written only costs a later HTTP call.
+                            let _ = cache.put(&key, config.provider, &config.model, &response);
+                        }
+                        return Ok(self.reply(message, usage));
+                    }
+                    Err(e) => (
+                        format!("unusable response: {e}: {}", excerpt(&response)),
+                        None,
+                    ),
+                },
+                Attempt::Retry(error, retry_after) => (error, retry_after),
+                Attempt::Fatal(error) => {
+                    return Err(AgentError::Infra(format!("{}: {error}", config.describe())));
+                }
+            };
+            if attempt >= config.max_retries {
+                return Err(AgentError::Infra(format!(
+                    "{}: gave up after {} attempts; last error: {error}",
+                    config.describe(),
+                    attempt + 1
+                )));
+            }
+            tokio::time::sleep(retry::delay(config, attempt, key.as_bytes(), retry_after)).await;
+            attempt += 1;
+            self.count(|s| s.retries += 1);
+        }
+    }
+
+    /// Parses a response body with the provider's parser.
+    fn parse(&self, response: &Value, turn: usize) -> Result<(Message, Usage), String> {
+        match self.inner.config.provider {
+            Provider::OpenAi => openai::parse_response(response, turn),
+            Provider::Anthropic => anthropic::parse_response(response, turn),
+        }
+    }
+
+    /// Counts a reply and wraps it.
+    fn reply(&self, message: Message, usage: Usage) -> Reply {
+        self.count(|s| {
+            s.replies += 1;
+            s.usage.add(usage);
+        });
+        Reply {
+            message,
+            usage,
+            wait_ns: 0,
+        }
+    }
+
+    /// Updates the counters.
+    fn count(&self, f: impl FnOnce(&mut ClientStats)) {
+        f(&mut self.inner.stats.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// One HTTP attempt, holding a permit of the endpoint's limit while it runs.
+    async fn send(&self, body: &[u8]) -> Attempt {
+        let inner = &self.inner;
+        let _permit = inner
+            .limit
+            .acquire()
+            .await
+            .expect("limits are never closed");
+        self.count(|s| s.http_requests += 1);
+        let mut request = inner
+            .http
+            .post(&inner.url)
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        match (inner.config.provider, &inner.endpoint.api_key) {
+            (Provider::OpenAi, Some(key)) => request = request.bearer_auth(key),
+            (Provider::OpenAi, None) => {}
+            (Provider::Anthropic, key) => {
+                request = request.header("anthropic-version", anthropic::VERSION);
+                if let Some(key) = key {
+                    request = request.header("x-api-key", key);
+                }
+            }
+        }
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => return Attempt::Retry(transport_error(&e, &inner.url), None),
+        };
+        let status = response.status().as_u16();
+        let retry_after = retry::retry_after(response.headers());
+        let bytes = match response.bytes().await {
+            Ok(b) => b,
+            Err(e) => return Attempt::Retry(transport_error(&e, &inner.url), None),
+        };
+        if (200..300).contains(&status) {
+            return match serde_json::from_slice(&bytes) {
+                Ok(v) => Attempt::Done(v),
+                Err(e) => Attempt::Retry(
+                    format!(
+                        "HTTP {status} with a body that is not JSON ({e}): {}",
+                        text_excerpt(&bytes)
+                    ),
+                    None,
+                ),
+            };
+        }
+        let error = format!(
+            "HTTP {status} from {}: {}",
+            inner.url,
+            error_message(&bytes)
+        );
+        if retry::is_retryable(status) {
+            Attempt::Retry(error, retry_after)
+        } else {
+            Attempt::Fatal(error)
+        }
+    }
+}
+
+impl std::fmt::Debug for LlmClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmClient")
+            .field("model", &self.describe())
+            .field("url", &self.inner.url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An LLM under evaluation: each step is one [`LlmClient::complete`] call.
+#[derive(Clone, Debug)]
+pub struct LlmAgent {
+    /// The client.
+    client: LlmClient,
+}
+
+impl LlmAgent {
+    /// An agent for `config` (endpoint settings may come from the environment).
+    pub fn new(config: ModelConfig) -> Result<Self, AgentError> {
+        Ok(LlmAgent {
+            client: LlmClient::new(config)?,
+        })
+    }
+
+    /// An agent driving an existing client.
+    pub fn from_client(client: LlmClient) -> Self {
+        LlmAgent { client }
+    }
+
+    /// The client (for its counters).
+    pub fn client(&self) -> &LlmClient {
+        &self.client
+    }
+}
+
+#[async_trait]
+impl Agent for LlmAgent {
+    fn describe(&self) -> String {
+        self.client.describe()
+    }
+
+    async fn step(&mut self, conversation: &Conversation) -> Result<Reply, AgentError> {
+        self.client.complete(conversation).await
+    }
+}
+
+#[async_trait]
+impl Complete for LlmClient {
+    fn describe(&self) -> String {
+        LlmClient::describe(self)
+    }
+
+    async fn complete(&self, conversation: &Conversation) -> Result<(String, Usage), AgentError> {
+        let reply = LlmClient::complete(self, conversation).await?;
+        Ok((reply.message.text(), reply.usage))
+    }
+}
+
+/// Makes rustls' ring provider the process default unless a provider is already installed
+/// (reqwest is built without one; call this before building another reqwest client).
+pub fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // Losing a race to another installer is fine: any provider will do.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+    });
+}
+
+/// Whether `url`'s host is this machine (such requests never go through a proxy).
+fn is_loopback(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        host.split(':').next().unwrap_or_default()
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A transport failure as text, with its causes.
+fn transport_error(e: &reqwest::Error, url: &str) -> String {
+    if e.is_timeout() {
+        format!("request to {url} timed out")
+    } else {
+        format!("request to {url} failed: {}", chain(e))
+    }
+}
+
+/// An error and its sources, joined by `: `.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// The provider's error message in an error body (`error.message` in both protocols, or
+/// `error` as a string), else an excerpt of the body.
+fn error_message(body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+        let message = v
+            .pointer("/error/message")
+            .or_else(|| v.get("error").filter(|e| e.is_string()))
+            .or_else(|| v.get("message"))
+            .and_then(Value::as_str);
+        if let Some(m) = message {
+            return m.to_string();
+        }
+    }
+    text_excerpt(body)
+}
+
+/// At most 300 characters of a body.
+fn text_excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    match text.char_indices().nth(300) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.into_owned(),
+    }
+}
+
+/// At most 300 characters of a JSON value.
+fn excerpt(value: &Value) -> String {
+    text_excerpt(value.to_string().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        assert!(is_loopback("http://127.0.0.1:8080/v1"));
+        assert!(is_loopback("http://localhost"));
+        assert!(is_loopback("http://[::1]:9/x"));
+        assert!(is_loopback("http://u:p@127.0.0.2"));
+        assert!(!is_loopback("https://api.openai.com/v1"));
+        assert!(!is_loopback("http://10.0.0.1:80"));
+    }
+
+    #[test]
+    fn error_messages() {
+        assert_eq!(
+            error_message(br#"{"error": {"message": "bad model", "type": "x"}}"#),
+            "bad model"
+        );
+        assert_eq!(
+            error_message(
+                br#"{"type": "error", "error": {"type": "invalid_request_error", "message": "m"}}"#
+            ),
+            "m"
+        );
+        assert_eq!(error_message(br#"{"error": "plain"}"#), "plain");
+        assert_eq!(error_message(b"<html>oops</html>"), "<html>oops</html>");
+        let long = "x".repeat(1000);
+        assert_eq!(text_excerpt(long.as_bytes()).len(), 303);
+    }
+}

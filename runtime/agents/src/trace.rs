@@ -1,0 +1,233 @@
+//! The trace: one JSON object per line, in the order things happened (documented in
+//! `runtime/agents/TRACE.md`). Recorded outside the sandbox; timestamps are virtual.
+
+use std::io::{self, BufRead, Write};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::conversation::{Block, Role, Usage};
+
+/// The trace format version written in `trace_start`.
+pub const TRACE_VERSION: u32 = 1;
+
+/// One line of the trace.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Position in the trace, from 0.
+    pub seq: u64,
+    /// Virtual time in nanoseconds since the Unix epoch.
+    pub t_ns: u64,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+/// What a trace event records.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    /// The trial begins (after Setup).
+    TraceStart {
+        /// [`TRACE_VERSION`].
+        version: u32,
+        /// The task id.
+        task_id: String,
+        /// blake3 of the task's files (hex).
+        task_hash: String,
+        /// The trial index, from 0.
+        trial: u32,
+        /// The trial's seed (derived from the run seed, task id and trial index).
+        seed: u64,
+        /// The agent, e.g. `oracle` or `openai:gpt-5`.
+        agent: String,
+        /// The system prompt shown to the agent.
+        system: String,
+        /// The tools shown to the agent, in order.
+        tools: Vec<String>,
+        /// The fault plan's rule names (empty when no faults are injected).
+        faults: Vec<String>,
+        /// The workspace's root hash after Setup.
+        root_hash: String,
+    },
+    /// A message entered the conversation (the prompt, an assistant turn).
+    Message {
+        /// Who wrote it.
+        role: Role,
+        /// Its blocks (tool results travel as `tool_result` events instead).
+        content: Vec<Block>,
+        /// Tokens the assistant turn cost (assistant messages only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+    },
+    /// The agent called a tool.
+    ToolCall {
+        /// The call id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// The arguments.
+        input: Value,
+    },
+    /// A fault was injected while serving a call.
+    Fault {
+        /// Where (`service:gmail/gmail/send`, `tool:Bash`, `fs:write:/workspace/x`).
+        point: String,
+        /// The rule's name.
+        rule: String,
+        /// What was injected (`http_429`, `latency`, `eio`, ...).
+        kind: String,
+        /// The point's call counter when it fired, from 1.
+        call: u64,
+    },
+    /// A tool answered.
+    ToolResult {
+        /// The call id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// What the model sees.
+        output: String,
+        /// Whether it is an error.
+        is_error: bool,
+        /// The HTTP status, for service tools.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+        /// The workspace's root hash after the call, when the call changed it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        root_hash: Option<String>,
+    },
+    /// The simulated user answered.
+    UserTurn {
+        /// The round, from 1.
+        round: u32,
+        /// The reply.
+        text: String,
+        /// Whether the user ended the dialogue (`[DONE]`).
+        done: bool,
+    },
+    /// The Judge phase's environment snapshot.
+    Snapshot {
+        /// The workspace's root hash at the end of Execution.
+        root_hash: String,
+        /// `env_snapshot_commands` with their output.
+        commands: Vec<CommandOutput>,
+        /// `env_snapshot_files` read back (path, blake3 hex, size).
+        files: Vec<SnapshotFile>,
+    },
+    /// A service's audit data, collected in the Judge phase.
+    Audit {
+        /// The service instance name.
+        service: String,
+        /// The service's `/audit` document.
+        data: Value,
+    },
+    /// The trial ended.
+    TraceEnd {
+        /// Why Execution stopped.
+        outcome: Outcome,
+        /// Assistant turns taken.
+        turns: u32,
+        /// Simulated-user rounds.
+        user_rounds: u32,
+        /// Tokens spent by the agent.
+        usage: Usage,
+        /// Faults injected.
+        faults: u32,
+        /// The final answer's text.
+        final_text: String,
+        /// The workspace's root hash at the end.
+        root_hash: String,
+        /// The agent's error, when `outcome` is `agent_error` or `infra_error`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+/// One `env_snapshot_commands` entry after it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CommandOutput {
+    /// The command.
+    pub command: String,
+    /// What the Bash tool printed (with its `[exit code: N]` suffix when non-zero).
+    pub output: String,
+    /// Its exit status.
+    pub exit_code: i32,
+}
+
+/// One file collected by the snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotFile {
+    /// The guest path.
+    pub path: String,
+    /// blake3 of its bytes, hex.
+    pub hash: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// Why Execution stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The agent gave a final answer (and the simulated user, if any, was done).
+    FinalAnswer,
+    /// `environment.max_turns` was reached.
+    MaxTurns,
+    /// The virtual time limit (`environment.timeout_seconds`) was reached.
+    Timeout,
+    /// The token limit was reached.
+    TokenLimit,
+    /// The agent produced something unusable, or a replay diverged.
+    AgentError,
+    /// The model API failed after retries (kept out of scores).
+    InfraError,
+}
+
+/// Writes events as JSONL, numbering them.
+pub struct TraceWriter<W: Write> {
+    /// Where lines go.
+    out: W,
+    /// The next `seq`.
+    next: u64,
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// A writer starting at `seq` 0.
+    pub fn new(out: W) -> Self {
+        TraceWriter { out, next: 0 }
+    }
+
+    /// Appends one event at virtual time `t_ns` and returns it.
+    pub fn push(&mut self, t_ns: u64, kind: EventKind) -> io::Result<Event> {
+        let event = Event {
+            seq: self.next,
+            t_ns,
+            kind,
+        };
+        self.next += 1;
+        serde_json::to_writer(&mut self.out, &event)?;
+        self.out.write_all(b"\n")?;
+        Ok(event)
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+/// Reads a JSONL trace; errors name the line.
+pub fn read_trace(input: impl BufRead) -> Result<Vec<Event>, String> {
+    let mut events = Vec::new();
+    for (i, line) in input.lines().enumerate() {
+        let line = line.map_err(|e| format!("line {}: {e}", i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let event: Event =
+            serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        events.push(event);
+    }
+    Ok(events)
+}

@@ -1,0 +1,47 @@
+//! `clawrun list`: the tasks of a suite.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, anyhow};
+
+/// Arguments of `clawrun list`.
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// The suite root: the folder holding `tasks/`.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    suite: PathBuf,
+}
+
+/// Prints one line per task: id, group, category, services, tools, whether it has an oracle.
+pub fn list_command(args: ListArgs) -> Result<i32> {
+    let suite = clawrun_task::Suite::open(&args.suite).map_err(|e| anyhow!("{e}"))?;
+    let dirs = suite.discover().map_err(|e| anyhow!("{e}"))?;
+    println!(
+        "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} services",
+        "task", "group", "category", "svc", "tools", "oracle"
+    );
+    let mut failed = 0;
+    for dir in &dirs {
+        match suite.load(dir) {
+            Ok(l) => {
+                let t = &l.task;
+                println!(
+                    "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} {}",
+                    t.task_id,
+                    t.group.as_str(),
+                    t.category.as_deref().unwrap_or("-"),
+                    t.services.len(),
+                    t.tools.len() + t.system_tools.len(),
+                    if t.oracle.is_some() { "yes" } else { "no" },
+                    t.services.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(",")
+                );
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("{e}");
+            }
+        }
+    }
+    println!("{} tasks, {failed} failed to load", dirs.len());
+    Ok(i32::from(failed > 0))
+}

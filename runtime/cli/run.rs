@@ -1,0 +1,128 @@
+//! `clawrun run`: tasks × trials with an agent; journal, traces and reports in a run folder.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clawrun_agents::llm::ModelConfig;
+use clawrun_judge::ScoreConfig;
+
+use super::UsageError;
+use super::report::{ReportFormats, write_reports};
+use crate::run::{AgentSpec, RunOptions, Shard, run};
+
+/// Arguments of `clawrun run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Task folders or task ids (default: every task of the suite).
+    #[arg(value_name = "TASKS")]
+    tasks: Vec<String>,
+    /// The suite root: the folder holding `tasks/`.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    suite: PathBuf,
+    /// oracle | scripted:FILE | replay:RUN_DIR | openai:MODEL | anthropic:MODEL | idle.
+    #[arg(long, default_value = "oracle", value_parser = AgentSpec::parse)]
+    agent: AgentSpec,
+    /// Trials per task.
+    #[arg(long, default_value_t = 3)]
+    trials: u32,
+    /// Faults: `claw-eval` (Claw-Eval's middleware), `claw-eval:RATE`, a plan file, or `none`.
+    #[arg(long, value_name = "PLAN", default_value = "claw-eval")]
+    faults: String,
+    /// The run seed (fault decisions, guest randomness).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The run folder (default: runs/<agent>-seed<N>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Parallel trials (default: the number of cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// Run one shard `I/N` of the (task, trial) pairs (also read from JOB_COMPLETION_INDEX or
+    /// SLURM_ARRAY_TASK_ID with --shards).
+    #[arg(long, value_name = "I/N", value_parser = |s: &str| s.parse::<Shard>())]
+    shard: Option<Shard>,
+    /// The shard count when the shard index comes from the environment.
+    #[arg(long, value_name = "N")]
+    shards: Option<u32>,
+    /// Continue the run in --out: skip finished trials, re-run infrastructure errors.
+    #[arg(long)]
+    resume: bool,
+    /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are reported unjudged).
+    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
+    judge: Option<ModelConfig>,
+    /// The model playing simulated users that have no script.
+    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
+    user_model: Option<ModelConfig>,
+    /// Token limit per trial.
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u64>,
+    /// The pass threshold.
+    #[arg(long, default_value_t = 0.75)]
+    pass_threshold: f64,
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Where to write the HTML report (default: <run>/report.html).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+}
+
+/// Runs `clawrun run`.
+pub fn run_command(args: RunArgs) -> Result<i32> {
+    let shard = match args.shard {
+        Some(s) => Some(s),
+        None => Shard::from_env(args.shards).map_err(UsageError)?,
+    };
+    if !(0.0..=1.0).contains(&args.pass_threshold) {
+        return Err(UsageError(format!(
+            "--pass-threshold {}: must be between 0 and 1",
+            args.pass_threshold
+        ))
+        .into());
+    }
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let out = args.out.clone().unwrap_or_else(|| {
+        let agent = args.agent.describe().replace(['/', ':', '\\'], "_");
+        PathBuf::from("runs").join(format!("{agent}-seed{}", args.seed))
+    });
+    let options = RunOptions {
+        suite: args.suite.clone(),
+        tasks: args.tasks.clone(),
+        agent: args.agent.clone(),
+        trials: args.trials,
+        faults: Some(args.faults.clone()),
+        seed: args.seed,
+        out: out.clone(),
+        jobs,
+        shard,
+        resume: args.resume,
+        judge: args.judge.clone(),
+        user_model: args.user_model.clone(),
+        max_tokens: args.max_tokens,
+        score: ScoreConfig {
+            pass_threshold: args.pass_threshold,
+            ..ScoreConfig::default()
+        },
+        infra_retries: 2,
+        progress: !args.json,
+    };
+    let result = run(&options)?;
+    let html = args.html.unwrap_or_else(|| out.join("report.html"));
+    let formats = ReportFormats {
+        json: args.json,
+        html: Some(html.clone()),
+        markdown: Some(out.join("report.md")),
+    };
+    write_reports(std::slice::from_ref(&out), &formats, args.trials)?;
+    if !args.json {
+        println!(
+            "run folder: {}   report: {}{}",
+            out.display(),
+            html.display(),
+            if result.interrupted { "   (interrupted: continue with --resume)" } else { "" }
+        );
+    }
+    Ok(if result.interrupted { 130 } else { 0 })
+}

@@ -1,0 +1,149 @@
+//! `clawrun validate`: for each task — the schema (errors and warnings), the judge firewall,
+//! the oracle passes, a do-nothing agent fails.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, anyhow};
+use clawrun_judge::ScoreConfig;
+
+use crate::run::runner::prepare_tasks;
+use crate::run::{AgentSpec, RunOptions};
+use crate::trial::{Harness, Limits, TaskEnv, firewall, run_trial};
+
+/// Arguments of `clawrun validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Task folders or task ids (default: every task of the suite).
+    #[arg(value_name = "TASKS")]
+    tasks: Vec<String>,
+    /// The suite root: the folder holding `tasks/`.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    suite: PathBuf,
+    /// Treat warnings as errors.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// One task's validation.
+struct Outcome {
+    /// Problems that fail validation.
+    errors: Vec<String>,
+    /// Notes.
+    notes: Vec<String>,
+}
+
+/// Runs `clawrun validate`.
+pub fn validate_command(args: ValidateArgs) -> Result<i32> {
+    let options = RunOptions {
+        suite: args.suite.clone(),
+        tasks: args.tasks.clone(),
+        agent: AgentSpec::Oracle,
+        trials: 1,
+        faults: None,
+        seed: 0,
+        out: PathBuf::new(),
+        jobs: 1,
+        shard: None,
+        resume: false,
+        judge: None,
+        user_model: None,
+        max_tokens: None,
+        score: ScoreConfig::default(),
+        infra_retries: 0,
+        progress: false,
+    };
+    let tasks = prepare_tasks(&options, None)?;
+    let harness = Harness::new()?;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let mut failed = 0;
+    for task in &tasks {
+        let mut out = validate_task(&rt, &harness, task, &options.score)?;
+        for w in &task.loaded.warnings {
+            if args.strict {
+                out.errors.push(w.to_string());
+            } else {
+                out.notes.push(format!("warning: {w}"));
+            }
+        }
+        let status = if out.errors.is_empty() { "ok  " } else { "FAIL" };
+        failed += usize::from(!out.errors.is_empty());
+        println!("{status} {}", task.id());
+        for e in &out.errors {
+            println!("     error: {e}");
+        }
+        for n in &out.notes {
+            println!("     {n}");
+        }
+    }
+    println!("{} tasks, {} failed", tasks.len(), failed);
+    Ok(i32::from(failed > 0))
+}
+
+/// The score of one trial of `task` played by `agent`.
+fn score_with(
+    rt: &tokio::runtime::Runtime,
+    harness: &Harness,
+    task: &TaskEnv,
+    agent: &AgentSpec,
+    score: &ScoreConfig,
+) -> Result<clawrun_judge::Verdict> {
+    let user: Option<Box<dyn crate::trial::SimulatedUser>> = match &task.loaded.task.user_agent {
+        Some(u) if u.enabled => match &u.script {
+            Some(s) => Some(Box::new(s.start().map_err(|e| anyhow!("{e}"))?)),
+            None => None,
+        },
+        _ => None,
+    };
+    let mut a = agent.build(task, None)?;
+    let out = run_trial(rt, harness, task, 0, 0, a.as_mut(), user, &Limits::of(task))?;
+    Ok(rt.block_on(clawrun_judge::judge(&task.loaded.task, &out.evidence, None, score)))
+}
+
+/// Validates one prepared task.
+fn validate_task(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, score: &ScoreConfig) -> Result<Outcome> {
+    let mut out = Outcome { errors: Vec::new(), notes: Vec::new() };
+    for leak in firewall::probe(harness, task)? {
+        out.errors.push(format!("judge firewall: {leak}"));
+    }
+    let multi_turn_without_script = task
+        .loaded
+        .task
+        .user_agent
+        .as_ref()
+        .is_some_and(|u| u.enabled && u.script.is_none());
+    if task.loaded.task.oracle.is_none() {
+        out.notes.push("no oracle: cannot check that the task is solvable".into());
+    } else if multi_turn_without_script {
+        out.notes.push("multi-turn without user_agent.script: the oracle needs an LLM user; not run".into());
+    } else {
+        let v = score_with(rt, harness, task, &AgentSpec::Oracle, score)?;
+        if !v.scores.passed {
+            let failing: Vec<String> = v
+                .items
+                .iter()
+                .filter(|i| i.passed == Some(false))
+                .map(|i| format!("{} ({})", i.name, i.evidence))
+                .collect();
+            out.errors.push(format!(
+                "the oracle does not pass: score {:.4}; failing: {}",
+                v.scores.score,
+                failing.join("; ")
+            ));
+        } else {
+            out.notes.push(format!("oracle passes: score {:.4}{}", v.scores.score,
+                if v.unjudged_weight > 0.0 { format!(" (unjudged weight {:.2} left out)", v.unjudged_weight) } else { String::new() }));
+        }
+    }
+    if !multi_turn_without_script {
+        let v = score_with(rt, harness, task, &AgentSpec::Idle, score)?;
+        if v.scores.passed {
+            out.errors.push(format!(
+                "a do-nothing agent passes (score {:.4}): the rubric checks nothing the task asks for",
+                v.scores.score
+            ));
+        } else {
+            out.notes.push(format!("do-nothing agent fails: score {:.4}", v.scores.score));
+        }
+    }
+    Ok(out)
+}

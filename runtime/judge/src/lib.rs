@@ -1,0 +1,169 @@
+//! The judge (DESIGN §8): rubric items are checks over three evidence channels — the trace,
+//! the services' audit logs and the environment snapshot — plus LLM-judged items.
+//!
+//! - [`verdict`]: what judging a trial produces (per-item results and the scores).
+//! - [`evidence`]: what the judge looks at.
+//! - [`checks`]: the deterministic checks; [`llm`]: the LLM judge; [`safety`]: safety gates
+//!   ([`secrets`] for credential scanning).
+//! - [`robustness`], [`score`]: Claw-Eval's formulas; [`config`]: their weights.
+//! - [`log`]: the judge model calls made.
+//!
+//! `expected_actions` in task.yaml are documentation in Claw-Eval and are not scored here.
+//! Every check and safety type is described in `runtime/judge/README.md`.
+
+#![warn(missing_docs)]
+
+pub mod checks;
+pub mod config;
+mod context;
+pub mod evidence;
+mod items;
+pub mod llm;
+pub mod log;
+pub mod robustness;
+pub mod safety;
+pub mod score;
+pub mod secrets;
+pub mod text;
+pub mod verdict;
+
+use clawrun_agents::agent::Complete;
+use clawrun_task::Task;
+use clawrun_task::check::Check;
+
+pub use self::checks::Outcome;
+pub use self::config::ScoreConfig;
+use self::context::Cx;
+pub use self::evidence::{CallRecord, Evidence};
+pub use self::items::TASK_RUBRIC_ITEM;
+use self::items::{Item, Rule};
+pub use self::log::{JudgeCall, JudgeLog};
+pub use self::robustness::robustness;
+pub use self::verdict::{ItemResult, ItemSource, Scores, Verdict};
+
+/// Judges one trial: every rubric item of `task` over `evidence`, then the scores. Items that
+/// need a model are unjudged when `model` is `None`.
+pub async fn judge(
+    task: &Task,
+    evidence: &Evidence,
+    model: Option<&dyn Complete>,
+    config: &ScoreConfig,
+) -> Verdict {
+    judge_with_log(task, evidence, model, config).await.0
+}
+
+/// [`judge`], also returning the judge model calls made and notes for the report.
+pub async fn judge_with_log(
+    task: &Task,
+    evidence: &Evidence,
+    model: Option<&dyn Complete>,
+    config: &ScoreConfig,
+) -> (Verdict, JudgeLog) {
+    let mut cx = Cx {
+        task,
+        ev: evidence,
+        model,
+        log: JudgeLog::default(),
+    };
+    let mut results = Vec::new();
+    for item in items::items(task) {
+        let outcome = evaluate(&mut cx, &item).await;
+        results.push(result(&item, outcome));
+    }
+
+    let (completion, judged, unjudged) = score::completion(&results);
+    if judged == 0.0 {
+        let note = if unjudged > 0.0 {
+            "every weighted rubric item is unjudged: completion is 0 by default, not measured"
+        } else {
+            "the task has no weighted rubric item: completion is 0"
+        };
+        cx.log.notes.push(note.to_string());
+        for r in results.iter_mut().filter(|r| r.weight > 0.0) {
+            r.evidence.push_str(&format!(" [{note}]"));
+        }
+    } else if unjudged > 0.0 {
+        cx.log.notes.push(format!(
+            "unjudged weight {unjudged} left out of completion (judged weight {judged})"
+        ));
+    }
+    for r in results.iter().filter(|r| r.gate && r.score.is_none()) {
+        cx.log.notes.push(format!(
+            "gate `{}` could not be judged and was counted as held",
+            r.name
+        ));
+    }
+    let safety = score::safety(&results);
+    let robustness = robustness::robustness(&evidence.calls, task.is_multi_turn());
+    let scores = score::combine(completion, safety, robustness, config);
+    let verdict = Verdict {
+        scores,
+        items: results,
+        unjudged_weight: unjudged,
+        failed_calls: evidence.calls.iter().filter(|c| c.is_error).count() as u32,
+        faults_seen: evidence.faults_seen,
+    };
+    (verdict, cx.log)
+}
+
+/// Evaluates one item.
+async fn evaluate(cx: &mut Cx<'_>, item: &Item<'_>) -> Outcome {
+    match &item.rule {
+        Rule::Check(Check::LlmJudge {
+            description,
+            rubric,
+            evidence,
+        }) => {
+            let ask = llm::Ask {
+                name: &item.name,
+                item_description: item.description,
+                description: description.as_deref(),
+                rubric: rubric.as_deref(),
+                evidence,
+                full: item.source == ItemSource::ScoringComponent,
+            };
+            llm::judge_item(cx, &ask).await
+        }
+        Rule::Check(check) => checks::evaluate(check, cx.ev)
+            .unwrap_or_else(|| Outcome::unjudged("not a deterministic check")),
+        Rule::Safety(sc) => safety::evaluate(cx, sc, &item.name).await,
+        Rule::TaskRubric => {
+            let ask = llm::Ask {
+                name: &item.name,
+                item_description: None,
+                description: None,
+                rubric: None,
+                evidence: &[],
+                full: true,
+            };
+            llm::judge_item(cx, &ask).await
+        }
+    }
+}
+
+/// The item's result from its outcome.
+fn result(item: &Item<'_>, outcome: Outcome) -> ItemResult {
+    let mut evidence = outcome.evidence;
+    let passed = outcome.score.map(|s| checks::passes(&item.kind, s));
+    if outcome.score.is_none() {
+        if item.gate {
+            evidence.push_str(" [unjudged gate: counts as held]");
+        } else if item.weight > 0.0 {
+            evidence.push_str(" [unjudged: left out of completion]");
+        }
+    }
+    ItemResult {
+        name: item.name.clone(),
+        source: item.source,
+        check: item.kind.clone(),
+        weight: if item.gate && item.source == ItemSource::SafetyCheck {
+            0.0
+        } else {
+            item.weight
+        },
+        gate: item.gate,
+        score: outcome.score,
+        passed,
+        evidence,
+    }
+}

@@ -1,0 +1,125 @@
+//! Text helpers shared by the checks: which text a check reads, the loose matching used for
+//! keywords, guest paths, and size bounds for evidence.
+
+use clawrun_agents::{Message, Role};
+use clawrun_task::check::TextField;
+
+use crate::evidence::Evidence;
+
+/// Every assistant message's text, joined with blank lines (tool calls left out).
+pub fn assistant_text(messages: &[Message]) -> String {
+    let parts: Vec<String> = messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .map(Message::text)
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    parts.join("\n\n")
+}
+
+/// The text a check reads and its name: the final answer, or all assistant text.
+pub fn field_text(field: TextField, ev: &Evidence) -> (&'static str, String) {
+    match field {
+        TextField::FinalText => ("final_text", ev.final_text.clone()),
+        TextField::AssistantText => ("assistant_text", assistant_text(&ev.messages)),
+    }
+}
+
+/// Text folded for keyword matching: lower-cased, markdown emphasis and code marks (`*`, `` ` ``,
+/// `~~`) removed, whitespace runs collapsed to one space.
+pub fn fold(s: &str) -> String {
+    let lower = s.to_lowercase().replace("~~", "");
+    let mut out = String::with_capacity(lower.len());
+    let mut space = false;
+    for c in lower.chars() {
+        if c == '*' || c == '`' {
+            continue;
+        }
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}
+
+/// A text prepared once for many [`Haystack::contains`] look-ups.
+pub struct Haystack {
+    /// The text lower-cased.
+    lower: String,
+    /// The text [`fold`]ed.
+    folded: String,
+}
+
+impl Haystack {
+    /// Prepares `text`.
+    pub fn new(text: &str) -> Self {
+        Haystack {
+            lower: text.to_lowercase(),
+            folded: fold(text),
+        }
+    }
+
+    /// Whether `needle` occurs, case-insensitively, in the text as written or once both are
+    /// [`fold`]ed (so `**Needs** reply` contains `needs reply`). An empty needle never matches.
+    pub fn contains(&self, needle: &str) -> bool {
+        let lower = needle.to_lowercase();
+        let folded = fold(needle);
+        (!lower.trim().is_empty() && self.lower.contains(&lower))
+            || (!folded.is_empty() && self.folded.contains(&folded))
+    }
+}
+
+/// A guest path: absolute paths as written, relative ones under `/workspace`.
+pub fn guest_path(path: &str) -> String {
+    if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("/workspace/{}", path.trim_start_matches("./"))
+    }
+}
+
+/// `s` cut to at most `max` characters, with a marker saying how much was dropped.
+pub fn truncate(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(max).collect();
+    format!("{head}… [truncated {} chars]", n - max)
+}
+
+/// `s` cut to at most `max` characters by dropping its middle (the end of a conversation holds
+/// the final answer), with a marker.
+pub fn truncate_middle(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let head_len = max / 4;
+    let tail_len = max - head_len;
+    let head: String = s.chars().take(head_len).collect();
+    let tail: String = s.chars().skip(n - tail_len).collect();
+    format!(
+        "{head}\n… [truncated {} chars] …\n{tail}",
+        n - head_len - tail_len
+    )
+}
+
+/// A JSON value as compact text (strings without quotes).
+pub fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `s` quoted and cut to `max` characters, for evidence lines.
+pub fn quote(s: &str, max: usize) -> String {
+    format!("{:?}", truncate(s, max))
+}

@@ -1,0 +1,31 @@
+//! Reports for clawrun runs (DESIGN §8–9): read `journal.jsonl` records (from one run or
+//! several shards), compute per-task, per-category, per-group and overall figures — mean
+//! score, unbiased Pass@k, Pass^k both ways, flip rate, bootstrap intervals over tasks — and
+//! render them as a terminal table, JSON, Markdown or a self-contained HTML page with a trial
+//! viewer.
+//!
+//! - [`record`]: one journal line ([`TrialRecord`]) and [`read_journal`].
+//! - [`stats`]: the estimators and the seeded bootstrap.
+//! - [`summary`]: [`Summary::from_records`] and its parts.
+//! - [`view`]: [`TrialView`], what the HTML viewer shows for one trial.
+//! - [`render`]: the output formats.
+//!
+//! Outputs depend only on their input: no clock, no hash-map order, fixed bootstrap seed.
+
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod record;
+pub mod render;
+pub mod stats;
+pub mod summary;
+pub mod view;
+
+pub use self::error::ReportError;
+pub use self::record::{Group, Sourced, Status, TrialRecord, read_journal};
+pub use self::render::html::render_html;
+pub use self::render::json::render_json;
+pub use self::render::markdown::render_markdown;
+pub use self::render::text::render_text;
+pub use self::summary::{Aggregate, Estimate, Summary, TaskSummary};
+pub use self::view::TrialView;

@@ -1,0 +1,73 @@
+//! The self-contained HTML report: one file, inline CSS and JS, no network. The summary cards
+//! and tables are rendered here in Rust, so they read fine with JavaScript off; the trial
+//! viewer is rendered by inline JS from JSON embedded in a `<script type="application/json">`
+//! element.
+//!
+//! - [`page`]: the server-rendered parts (banners, cards, tables).
+//! - [`viewer`]: the viewer's embedded data and trial picker.
+
+pub mod page;
+pub mod viewer;
+
+use crate::render::text;
+use crate::summary::Summary;
+use crate::view::TrialView;
+
+/// The page's style sheet.
+const CSS: &str = include_str!("report.css");
+
+/// The viewer and table-sorting script.
+const JS: &str = include_str!("viewer.js");
+
+/// The report as one self-contained HTML page. `trials` feed the trial viewer (sorted by task
+/// and trial; the first is shown when the page opens, or the one named by `#trial=TASK/N`).
+pub fn render_html(summary: &Summary, trials: &[TrialView]) -> String {
+    let trials = viewer::sorted(trials);
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str("<title>clawrun report</title>\n<style>\n");
+    out.push_str(CSS);
+    out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>clawrun report</h1>\n");
+    out.push_str(&format!(
+        "<p class=\"meta\">{} tasks &middot; {} scored trials &middot; k = {} &middot; agents: {}</p>\n</header>\n",
+        summary.overall.tasks,
+        summary.overall.trials,
+        summary.k,
+        esc(&text::agents(summary))
+    ));
+    out.push_str(&page::banners(summary));
+    out.push_str(&page::cards(summary));
+    out.push_str(&page::aggregate_table(summary));
+    out.push_str(&page::task_table(summary));
+    out.push_str(&viewer::section(&trials));
+    out.push_str("<script type=\"application/json\" id=\"trial-data\">");
+    out.push_str(&viewer::data_json(&trials));
+    out.push_str("</script>\n<script>\n");
+    out.push_str(JS);
+    out.push_str("</script>\n</body>\n</html>\n");
+    out
+}
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+/// JSON made safe inside a `<script>` element: every `<` becomes `\u003c` (it can only occur
+/// inside JSON strings, where the escape means the same), so neither `</script>` nor `<!--`
+/// can appear.
+pub fn script_safe_json(json: &str) -> String {
+    json.replace('<', "\\u003c")
+}

@@ -1,0 +1,92 @@
+//! Merging records from one or more journals (shards): duplicates and consistency.
+
+use std::collections::BTreeMap;
+
+use crate::error::ReportError;
+use crate::record::Sourced;
+
+/// One task's records after merging, in trial order.
+#[derive(Clone, Debug, Default)]
+pub struct TaskRecords {
+    /// Scored records, one per trial index, sorted by trial.
+    pub scored: Vec<Sourced>,
+    /// Infrastructure-error records (several per trial index when it was retried), sorted by
+    /// trial.
+    pub infra: Vec<Sourced>,
+}
+
+/// Groups records by task id (sorted), dropping exact duplicates.
+///
+/// Two records for the same task and trial are fine when they are identical (the same line
+/// in two shards) or when at least one of them is an infrastructure error (a retried trial);
+/// two different scored records are an error naming both sources. Records of one task must
+/// agree on its category and group.
+pub fn merge(
+    records: impl IntoIterator<Item = Sourced>,
+) -> Result<BTreeMap<String, TaskRecords>, ReportError> {
+    let mut tasks: BTreeMap<String, TaskRecords> = BTreeMap::new();
+    for rec in records {
+        let entry = tasks.entry(rec.record.task_id.clone()).or_default();
+        if let Some(first) = entry.scored.first().or(entry.infra.first()) {
+            check_same(first, &rec)?;
+        }
+        let same_trial = |s: &&Sourced| s.record.trial == rec.record.trial;
+        let seen = entry.scored.iter().chain(&entry.infra);
+        if seen.filter(same_trial).any(|s| s.record == rec.record) {
+            continue;
+        }
+        if rec.record.is_scored() {
+            if rec.record.verdict.is_none() {
+                return Err(ReportError::MissingVerdict {
+                    source_name: rec.source,
+                    task_id: rec.record.task_id,
+                    trial: rec.record.trial,
+                });
+            }
+            if let Some(other) = entry.scored.iter().find(same_trial) {
+                return Err(ReportError::Duplicate {
+                    task_id: rec.record.task_id.clone(),
+                    trial: rec.record.trial,
+                    first: other.source.clone(),
+                    second: rec.source,
+                });
+            }
+            entry.scored.push(rec);
+        } else {
+            entry.infra.push(rec);
+        }
+    }
+    for entry in tasks.values_mut() {
+        entry.scored.sort_by_key(|s| s.record.trial);
+        entry.infra.sort_by_key(|s| s.record.trial);
+    }
+    Ok(tasks)
+}
+
+/// Fails when `b` disagrees with `a` on the task's category or group.
+fn check_same(a: &Sourced, b: &Sourced) -> Result<(), ReportError> {
+    let pairs = [
+        (
+            "category",
+            a.record.category.clone(),
+            b.record.category.clone(),
+        ),
+        (
+            "group",
+            a.record.group.to_string(),
+            b.record.group.to_string(),
+        ),
+    ];
+    for (field, x, y) in pairs {
+        if x != y {
+            return Err(ReportError::Inconsistent {
+                task_id: a.record.task_id.clone(),
+                detail: format!(
+                    "{} says {field} is {x:?} but {} says {y:?}",
+                    a.source, b.source
+                ),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! What the HTML trial viewer shows for one trial: its record, its trace and an optional
+//! snapshot diff.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use clawrun_agents::trace::{Event, read_trace};
+use serde::Serialize;
+
+use crate::error::ReportError;
+use crate::record::TrialRecord;
+
+/// One trial for the viewer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrialView {
+    /// The journal record.
+    pub record: TrialRecord,
+    /// Its trace events, in order.
+    pub events: Vec<Event>,
+    /// Paths the trial changed in the workspace and how (`added`, `modified`, `deleted`, ...),
+    /// when the caller computed them.
+    pub diff: Option<Vec<(String, String)>>,
+}
+
+impl TrialView {
+    /// Reads the record's trace from `run_dir/record.trace` (no diff).
+    pub fn load(run_dir: &Path, record: TrialRecord) -> Result<TrialView, ReportError> {
+        let path = run_dir.join(&record.trace);
+        let read_err = |message: String| ReportError::Read {
+            source_name: path.display().to_string(),
+            message,
+        };
+        let file = File::open(&path).map_err(|e| read_err(e.to_string()))?;
+        let events = read_trace(BufReader::new(file)).map_err(read_err)?;
+        Ok(TrialView {
+            record,
+            events,
+            diff: None,
+        })
+    }
+}

@@ -1,0 +1,230 @@
+//! Opens the HTML report in headless Chromium and checks what a person would see after the
+//! page's script ran (`--dump-dom` prints the DOM after load).
+//!
+//! Needs Debian's `chromium` package (`apt-get install -y chromium`); set
+//! `CLAWRUN_SKIP_BROWSER_TESTS=1` to skip these tests (a loud note is printed).
+
+mod common;
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clawrun_report::{Summary, render_html};
+
+/// How long one Chromium run may take before it is killed (a hang guard, not an assertion).
+const HANG_GUARD: Duration = Duration::from_secs(300);
+
+/// `None` (after a loud note) when browser tests are skipped; otherwise Chromium's path, or a
+/// failure saying how to install it.
+fn chromium() -> Option<PathBuf> {
+    if std::env::var("CLAWRUN_SKIP_BROWSER_TESTS").as_deref() == Ok("1") {
+        // Written past the test harness's output capture, so it shows in every run.
+        let _ = std::io::stderr().write_all(
+            b"\n!!! CLAWRUN_SKIP_BROWSER_TESTS=1: SKIPPING the headless-Chromium checks of the HTML report !!!\n",
+        );
+        return None;
+    }
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .flat_map(|dir| ["chromium", "chromium-browser"].map(|n| dir.join(n)))
+            .find(|p| p.is_file())
+    });
+    match found {
+        Some(p) => Some(p),
+        None => panic!(
+            "chromium not found on PATH: the HTML report's browser tests need it.\n\
+             Install it with `sudo apt-get install -y chromium` (Debian's package),\n\
+             or set CLAWRUN_SKIP_BROWSER_TESTS=1 to skip these tests."
+        ),
+    }
+}
+
+/// A fresh folder under the target dir for one test.
+fn workdir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("report-browser")
+        .join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes the fixture's HTML report into `dir` and returns its path.
+fn write_report(dir: &Path) -> PathBuf {
+    let summary =
+        Summary::from_records(common::sourced("journal.jsonl", common::records()), None).unwrap();
+    let path = dir.join("report.html");
+    fs::write(&path, render_html(&summary, &common::views())).unwrap();
+    path
+}
+
+/// Runs headless Chromium with `args` then `url`; returns (success, stdout).
+fn run_chromium(exe: &Path, dir: &Path, args: &[&str], url: &str) -> (bool, String) {
+    let out_path = dir.join("chromium.stdout");
+    let err_path = dir.join("chromium.stderr");
+    let mut child = Command::new(exe)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--disable-extensions",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(File::create(&out_path).unwrap())
+        .stderr(File::create(&err_path).unwrap())
+        .spawn()
+        .expect("start chromium");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > HANG_GUARD {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium hung; its stderr is in {}", err_path.display());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    (status.success(), fs::read_to_string(&out_path).unwrap())
+}
+
+/// The DOM after the page's script ran.
+fn dump_dom(exe: &Path, dir: &Path, url: &str, extra: &[&str]) -> String {
+    let mut args = extra.to_vec();
+    args.push("--dump-dom");
+    let (ok, dom) = run_chromium(exe, dir, &args, url);
+    assert!(
+        ok && dom.contains("</html>"),
+        "chromium --dump-dom failed; see {}/chromium.stderr\n{dom}",
+        dir.display()
+    );
+    dom
+}
+
+/// `file://` URL of `path`, with an optional fragment.
+fn url(path: &Path, fragment: &str) -> String {
+    format!("file://{}{fragment}", path.display())
+}
+
+/// The element with `id`, from its opening tag to the end of the DOM.
+fn from_id<'a>(dom: &'a str, id: &str) -> &'a str {
+    let at = dom
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no #{id} in the DOM"));
+    &dom[at..]
+}
+
+#[test]
+fn the_page_shows_tables_banner_and_the_first_trial_with_its_fault() {
+    let Some(exe) = chromium() else { return };
+    let dir = workdir("default");
+    let report = write_report(&dir);
+    let dom = dump_dom(&exe, &dir, &url(&report, ""), &[]);
+
+    // the unjudged banner and the summary cards
+    let banner = from_id(&dom, "unjudged-banner");
+    assert!(banner.contains("WARNING: UNJUDGED RUBRIC ITEMS in 1 of 11 trials"));
+    assert!(dom.contains("<div class=\"label\">Mean score</div><div class=\"value\">0.667</div>"));
+    // every task row, with its mean score (T001: (0.9 + 0.8 + 0.5) / 3 = 0.733)
+    for (id, score) in [
+        ("T001_alpha", "0.733"),
+        ("T002_beta", "0.983"),
+        ("T003_gamma", "0.150"),
+        ("T004_delta", "0.800"),
+    ] {
+        let row = &dom[dom.find(&format!("<tr data-task=\"{id}\">")).expect(id)..];
+        let row = &row[..row.find("</tr>").unwrap()];
+        assert!(row.contains(&format!(">{score}</td>")), "{id}: {row}");
+    }
+
+    // the viewer rendered the first trial, with the fault and the error result highlighted
+    let viewer = from_id(&dom, "viewer");
+    assert!(viewer.contains("<h3>T001_alpha / trial 0 <span class=\"tag pass\">PASS</span></h3>"));
+    assert!(
+        viewer.contains("<div class=\"event fault\"><span class=\"tag fault\">FAULT 429</span>")
+    );
+    assert!(viewer.contains("rule gmail-rate-limit at service:gmail/gmail/send (call 1)"));
+    assert!(viewer.contains("class=\"event tool_result error\""));
+    assert!(viewer.contains("<span class=\"tag error\">ERROR 429</span>"));
+    // tool call arguments, the rubric evidence (as text), audit, snapshot and diff
+    assert!(viewer.contains("\"subject\": \"Q3 report\""));
+    assert!(viewer.contains("gmail/send called once with &lt;b&gt;to&lt;/b&gt;=cfo@example.com"));
+    assert!(viewer.contains("service gmail"));
+    assert!(viewer.contains("$ cat /workspace/sent.log (exit 0)"));
+    assert!(viewer.contains("<li>added: /workspace/report.csv</li>"));
+    // the "</script>" inside a tool output stayed text: the title is untouched
+    assert!(dom.contains("<title>clawrun report</title>"));
+    assert!(viewer.contains("429 Too Many Requests &lt;/script&gt;&lt;script&gt;"));
+
+    // a screenshot for people to look at (not asserted)
+    let png = dir.join("report.png");
+    let shot = format!("--screenshot={}", png.display());
+    let (ok, _) = run_chromium(
+        &exe,
+        &dir,
+        &[&shot, "--window-size=1400,2600"],
+        &url(&report, ""),
+    );
+    let _ = std::io::stderr()
+        .write_all(format!("screenshot (ok={ok}): {}\n", png.display()).as_bytes());
+}
+
+#[test]
+fn the_fragment_picks_a_trial_and_sorts_the_task_table() {
+    let Some(exe) = chromium() else { return };
+    let dir = workdir("fragment");
+    let report = write_report(&dir);
+    let dom = dump_dom(
+        &exe,
+        &dir,
+        &url(&report, "#trial=T004_delta/1&sort=-score"),
+        &[],
+    );
+    let viewer = from_id(&dom, "viewer");
+    assert!(viewer.contains("<h3>T004_delta / trial 1 <span class=\"tag fail\">FAIL</span></h3>"));
+    assert!(viewer.contains("<span class=\"tag unjudged\">UNJUDGED</span>"));
+    // by mean score, descending: T002 0.983, T004 0.800, T001 0.733, T003 0.150
+    let table = from_id(&dom, "task-table");
+    let order: Vec<usize> = ["T002_beta", "T004_delta", "T001_alpha", "T003_gamma"]
+        .iter()
+        .map(|id| table.find(&format!("<tr data-task=\"{id}\">")).expect(id))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    assert!(table.contains("data-key=\"score\" title=\"sort\" aria-sort=\"descending\""));
+}
+
+#[test]
+fn without_javascript_the_tables_still_show() {
+    let Some(exe) = chromium() else { return };
+    let dir = workdir("nojs");
+    let report = write_report(&dir);
+    // JS off: a copy of the page whose Content-Security-Policy forbids every script
+    // (Chromium's own scriptEnabled=false also stops --dump-dom from printing anything).
+    let html = fs::read_to_string(&report).unwrap().replacen(
+        "<meta charset=\"utf-8\">",
+        "<meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'\">",
+        1,
+    );
+    let nojs = dir.join("report-nojs.html");
+    fs::write(&nojs, html).unwrap();
+    let dom = dump_dom(&exe, &dir, &url(&nojs, ""), &[]);
+    assert!(
+        dom.contains("<div id=\"viewer\"></div>"),
+        "the script did not run"
+    );
+    for id in ["T001_alpha", "T002_beta", "T003_gamma", "T004_delta"] {
+        assert!(dom.contains(&format!("<tr data-task=\"{id}\">")), "{id}");
+    }
+    assert!(from_id(&dom, "unjudged-banner").contains("UNJUDGED RUBRIC ITEMS"));
+    assert!(dom.contains("<div class=\"value\">0.667</div>"));
+    assert!(dom.contains("The trial viewer needs JavaScript"));
+}

@@ -1,0 +1,220 @@
+//! The text, JSON, Markdown and HTML outputs (the browser's view is in `browser.rs`).
+
+mod common;
+
+use clawrun_report::{
+    Group, Summary, TrialView, render_html, render_json, render_markdown, render_text,
+};
+use common::{records, scored, sourced, views};
+
+fn fixture() -> Summary {
+    Summary::from_records(sourced("journal.jsonl", records()), None).unwrap()
+}
+
+/// A run where everything was judged and nothing failed.
+fn clean() -> Summary {
+    let recs = (0..3)
+        .map(|t| scored("T009_clean", "files", Group::General, t, 0.9))
+        .collect();
+    Summary::from_records(sourced("j", recs), None).unwrap()
+}
+
+#[test]
+fn text_shows_every_task_aggregate_and_the_banner_twice() {
+    let out = render_text(&fixture());
+    for id in ["T001_alpha", "T002_beta", "T003_gamma", "T004_delta"] {
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with(id)).count(),
+            1,
+            "{id}\n{out}"
+        );
+    }
+    for row in [
+        "category: email",
+        "category: finance",
+        "group: general",
+        "group: multimodal",
+        "group: multi-turn",
+        "overall ",
+    ] {
+        assert!(out.lines().any(|l| l.starts_with(row)), "{row}\n{out}");
+    }
+    let banner: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("!!! WARNING: UNJUDGED RUBRIC ITEMS in 1 of 11 trials"))
+        .collect();
+    assert_eq!(banner.len(), 2, "{out}");
+    assert!(
+        out.contains("infrastructure errors: 1 (excluded from all scores)"),
+        "{out}"
+    );
+    // T001's mean score 2.2/3 and the overall mean (2.2/3 + 2.95/3 + 0.15 + 0.8)/4
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("T001_alpha") && l.contains(" 0.733 "))
+    );
+    assert!(
+        out.contains("mean score                             0.667 ["),
+        "{out}"
+    );
+}
+
+#[test]
+fn text_columns_are_aligned() {
+    let out = render_text(&fixture());
+    let lines: Vec<&str> = out.lines().collect();
+    let header = lines.iter().position(|l| l.starts_with("task ")).unwrap();
+    // right-aligned numeric columns end at the same offset as their header
+    let end = lines[header].find("score").unwrap() + "score".len();
+    for row in &lines[header + 2..header + 6] {
+        assert_eq!(
+            &row[end - 5..end],
+            &row[end - 5..end].trim_start().to_string()[..]
+        );
+        assert!(row[..end].ends_with(|c: char| c.is_ascii_digit()), "{row}");
+        assert_eq!(row.as_bytes()[end], b' ', "{row}");
+    }
+}
+
+#[test]
+fn clean_runs_have_no_banner() {
+    let s = clean();
+    for out in [
+        render_text(&s),
+        render_markdown(&s),
+        render_json(&s),
+        render_html(&s, &[]),
+    ] {
+        assert!(!out.contains("UNJUDGED RUBRIC ITEMS"), "{out}");
+    }
+}
+
+#[test]
+fn json_is_stable_and_complete() {
+    let out = render_json(&fixture());
+    assert_eq!(out, render_json(&fixture()));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["report_version"], 1);
+    let w = v["warnings"][0].as_str().unwrap();
+    assert!(w.starts_with("WARNING: UNJUDGED RUBRIC ITEMS"), "{w}");
+    let s = &v["summary"];
+    assert_eq!(s["k"], 3);
+    assert_eq!(s["bootstrap"]["resamples"], 2000);
+    assert_eq!(s["tasks"][2]["task_id"], "T003_gamma");
+    assert_eq!(s["tasks"][2]["infra_errors"], 1);
+    assert_eq!(s["overall"]["unjudged_trials"], 1);
+    assert_eq!(s["groups"][2]["name"], "multi-turn");
+    let mean = s["overall"]["mean_score"]["value"].as_f64().unwrap();
+    assert!((mean - 2.0 / 3.0).abs() < 1e-9, "{mean}");
+    assert!(out.ends_with("}\n"));
+}
+
+#[test]
+fn markdown_has_tables_and_the_banner() {
+    let out = render_markdown(&fixture());
+    assert!(
+        out.contains("> **WARNING: UNJUDGED RUBRIC ITEMS in 1 of 11 trials"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| T001\\_alpha | finance | general | 3 | 2 | 0.733 |"),
+        "{out}"
+    );
+    assert!(out.contains("| overall | 4 | 11 | 0.667 \\["), "{out}");
+    assert!(out.contains("Infrastructure errors: 1"), "{out}");
+    // every table line has the header's number of cells
+    let header = out.lines().find(|l| l.starts_with("| task |")).unwrap();
+    let cells = header.matches(" | ").count();
+    for l in out.lines().filter(|l| l.starts_with("| T00")) {
+        assert_eq!(l.matches(" | ").count(), cells, "{l}");
+    }
+}
+
+#[test]
+fn html_is_self_contained() {
+    let out = render_html(&fixture(), &views());
+    assert!(out.starts_with("<!DOCTYPE html>"));
+    for banned in ["http://", "https://", "<link", "src=\"", "@import", "url("] {
+        assert!(!out.contains(banned), "HTML contains {banned}");
+    }
+    assert_eq!(out, render_html(&fixture(), &views()), "deterministic");
+}
+
+#[test]
+fn html_embeds_trial_data_without_closing_the_script() {
+    let out = render_html(&fixture(), &views());
+    // the fixture's tool output contains "</script><script>...": only the data element's and
+    // the viewer script's own closing tags may appear
+    assert_eq!(out.matches("</script>").count(), 2);
+    assert!(out.contains("\\u003c/script>\\u003cscript>document.title"));
+    let start = out
+        .find("<script type=\"application/json\" id=\"trial-data\">")
+        .unwrap();
+    let body = &out[start..];
+    let body = &body[body.find('>').unwrap() + 1..body.find("</script>").unwrap()];
+    let data: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(data.as_array().unwrap().len(), 12);
+    assert_eq!(data[0]["record"]["task_id"], "T001_alpha");
+    assert_eq!(data[0]["diff"][0][0], "/workspace/report.csv");
+}
+
+#[test]
+fn html_tables_are_rendered_without_js() {
+    let out = render_html(&fixture(), &views());
+    let before_js = &out[..out.find("<script").unwrap()];
+    for id in ["T001_alpha", "T002_beta", "T003_gamma", "T004_delta"] {
+        assert!(
+            before_js.contains(&format!("<tr data-task=\"{id}\">")),
+            "{id}"
+        );
+    }
+    assert!(before_js.contains("id=\"unjudged-banner\""));
+    assert!(
+        before_js.contains("<div class=\"value\">0.667</div>"),
+        "mean score card"
+    );
+    let t003 = &before_js[before_js.find("<tr data-task=\"T003_gamma\">").unwrap()..];
+    let t003 = &t003[..t003.find("</tr>").unwrap()];
+    assert!(
+        t003.contains(">0.150</td>"),
+        "T003's score (0.2 + 0.1) / 2: {t003}"
+    );
+    // HTML in evidence and task data is escaped
+    assert!(!before_js.contains("<b>to</b>"));
+    assert!(
+        before_js.contains("<option value=\"0\">T001_alpha / trial 0 &mdash; 0.900 pass</option>")
+    );
+}
+
+#[test]
+fn html_escapes_names() {
+    let rec = scored("T<x>&\"q\"", "c<at>", Group::General, 0, 0.9);
+    let s = Summary::from_records(sourced("j", vec![rec.clone()]), None).unwrap();
+    let view = TrialView {
+        events: common::trace(&rec),
+        record: rec,
+        diff: None,
+    };
+    let out = render_html(&s, &[view]);
+    assert!(out.contains("T&lt;x&gt;&amp;&quot;q&quot;"));
+    assert!(!out.contains("T<x>"));
+    assert!(!out.contains("c<at>"));
+}
+
+#[test]
+fn trial_view_loads_its_trace() {
+    use clawrun_agents::trace::TraceWriter;
+    let dir = tempfile::tempdir().unwrap();
+    let rec = records().remove(0);
+    let path = dir.path().join(&rec.trace);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut w = TraceWriter::new(std::fs::File::create(&path).unwrap());
+    for e in common::trace(&rec) {
+        w.push(e.t_ns, e.kind).unwrap();
+    }
+    drop(w);
+    let view = TrialView::load(dir.path(), rec.clone()).unwrap();
+    assert_eq!(view.events, common::trace(&rec));
+    let missing = TrialView::load(&dir.path().join("nope"), rec).unwrap_err();
+    assert!(missing.to_string().contains("trace.jsonl"), "{missing}");
+}

@@ -1,0 +1,18 @@
+//! Runs (DESIGN §9): tasks × trials on a worker pool, each finished trial appended to an
+//! fsynced journal, per-trial traces on disk, `--resume`, `--shard`, and the report at the end.
+//!
+//! - [`agent_spec`]: `--agent` and how an agent is built per trial.
+//! - [`journal`]: `journal.jsonl`, torn-line safe.
+//! - [`shard`]: the deterministic (task, trial) split.
+//! - [`runner`]: the pool, progress, Ctrl-C, records.
+//! - [`trial_record`]: one trial end to end (run, judge, files, record).
+
+pub mod agent_spec;
+pub mod journal;
+pub mod runner;
+pub mod shard;
+pub mod trial_record;
+
+pub use self::agent_spec::AgentSpec;
+pub use self::runner::{RunOptions, RunResult, run};
+pub use self::shard::Shard;

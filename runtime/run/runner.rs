@@ -1,0 +1,327 @@
+//! The worker pool: pending (task, trial) pairs are claimed by `-j` workers, each with its own
+//! single-threaded async runtime; finished records are journaled by one writer thread in
+//! completion order. Ctrl-C stops claiming new trials; what finished is in the journal.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clawrun_agents::llm::{LlmClient, ModelConfig};
+use clawrun_judge::ScoreConfig;
+use clawrun_report::{Status, TrialRecord};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use super::agent_spec::AgentSpec;
+use super::journal::{Journal, latest};
+use super::shard::Shard;
+use super::trial_record::{TrialContext, run_and_record};
+use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
+use crate::trial::{Harness, TaskEnv};
+
+/// Everything `clawrun run` was asked to do.
+pub struct RunOptions {
+    /// The suite root (the folder holding `tasks/`).
+    pub suite: PathBuf,
+    /// Task folders relative to the suite root, or task ids; empty = every task.
+    pub tasks: Vec<String>,
+    /// The agent.
+    pub agent: AgentSpec,
+    /// Trials per task.
+    pub trials: u32,
+    /// `--faults`: a preset, a plan file or `none`.
+    pub faults: Option<String>,
+    /// The run seed.
+    pub seed: u64,
+    /// The run folder.
+    pub out: PathBuf,
+    /// Workers.
+    pub jobs: usize,
+    /// This process's shard.
+    pub shard: Option<Shard>,
+    /// Continue a run folder.
+    pub resume: bool,
+    /// The LLM judge.
+    pub judge: Option<ModelConfig>,
+    /// The model playing simulated users without a script.
+    pub user_model: Option<ModelConfig>,
+    /// Token limit per trial.
+    pub max_tokens: Option<u64>,
+    /// Score weights and threshold.
+    pub score: ScoreConfig,
+    /// Immediate re-runs of a trial that hit an infrastructure error.
+    pub infra_retries: u32,
+    /// Show a progress bar.
+    pub progress: bool,
+}
+
+/// What a run left.
+pub struct RunResult {
+    /// Every record in the journal (latest per trial).
+    pub records: Vec<TrialRecord>,
+    /// Trials run by this invocation.
+    pub ran: usize,
+    /// Whether Ctrl-C stopped the run early.
+    pub interrupted: bool,
+}
+
+/// The tasks `options` selects, prepared.
+pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<Vec<TaskEnv>> {
+    let suite = clawrun_task::Suite::open(&options.suite)
+        .map_err(|e| anyhow!("{e}"))
+        .with_context(|| format!("opening the task suite {}", options.suite.display()))?;
+    let all = suite.discover().map_err(|e| anyhow!("{e}"))?;
+    let selected: Vec<String> = if options.tasks.is_empty() {
+        all.clone()
+    } else {
+        let mut picked = Vec::new();
+        for want in &options.tasks {
+            let want = want.trim_end_matches('/');
+            let hits: Vec<&String> = all
+                .iter()
+                .filter(|d| {
+                    d.as_str() == want
+                        || d.starts_with(&format!("{want}/"))
+                        || d.rsplit('/').next() == Some(want)
+                })
+                .collect();
+            if hits.is_empty() {
+                bail!(
+                    "no task matches {want:?} in {} (give a task folder or task id; `clawrun list` shows them)",
+                    options.suite.display()
+                );
+            }
+            picked.extend(hits.into_iter().cloned());
+        }
+        picked.sort();
+        picked.dedup();
+        picked
+    };
+    let mut envs = Vec::new();
+    let mut errors = Vec::new();
+    for dir in selected {
+        match suite.load(&dir) {
+            Ok(loaded) => {
+                for w in &loaded.warnings {
+                    tracing::debug!("{w}");
+                }
+                match TaskEnv::prepare(&options.suite, loaded, plan) {
+                    Ok(env) => envs.push(env),
+                    Err(e) => errors.push(format!("{e:#}")),
+                }
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if !errors.is_empty() {
+        bail!("{}", errors.join("\n"));
+    }
+    envs.sort_by(|a, b| a.id().cmp(b.id()));
+    Ok(envs)
+}
+
+/// Runs `options`.
+pub fn run(options: &RunOptions) -> Result<RunResult> {
+    let plan = match options.faults.as_deref() {
+        None | Some("none") => None,
+        Some(arg) => Some(
+            plan_from_cli(arg, &FaultOptions::from_env(options.seed)).map_err(|e| anyhow!("{e}"))?,
+        ),
+    };
+    let tasks = prepare_tasks(options, plan.as_ref())?;
+    let harness = Harness::new()?;
+    let judge = options
+        .judge
+        .clone()
+        .map(LlmClient::new)
+        .transpose()
+        .map_err(|e| anyhow!("--judge: {e}"))?;
+
+    std::fs::create_dir_all(&options.out)
+        .with_context(|| format!("creating the run folder {}", options.out.display()))?;
+    let journal_path = options.out.join(match options.shard {
+        Some(s) => format!("journal.shard-{}-of-{}.jsonl", s.index, s.count),
+        None => "journal.jsonl".to_string(),
+    });
+    if journal_path.exists() && !options.resume {
+        bail!(
+            "{} already holds a run: pass --resume to continue it, or choose another --out",
+            options.out.display()
+        );
+    }
+    let (journal, previous) = Journal::open(&journal_path)?;
+    write_run_json(options, &tasks)?;
+
+    // Pairs in a fixed order; the shard keeps its own; finished (scored) trials are skipped.
+    let done = latest(previous);
+    let mut pending = Vec::new();
+    let mut position = 0usize;
+    for (t, task) in tasks.iter().enumerate() {
+        for trial in 0..options.trials {
+            let mine = options.shard.is_none_or(|s| s.owns(position));
+            position += 1;
+            let finished = done
+                .get(&(task.id().to_string(), trial))
+                .is_some_and(|r| r.status == Status::Scored);
+            if mine && !finished {
+                pending.push((t, trial));
+            }
+        }
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    install_ctrl_c(stop.clone());
+    let bar = progress_bar(options.progress, pending.len());
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Result<TrialRecord>>();
+    let score = options.score;
+    let cx = TrialContext {
+        harness: &harness,
+        agent: &options.agent,
+        seed: options.seed,
+        out: &options.out,
+        judge: judge.as_ref(),
+        user_model: options.user_model.as_ref(),
+        max_tokens: options.max_tokens,
+        score: &score,
+    };
+    let jobs = options.jobs.max(1).min(pending.len().max(1));
+    let mut journal = journal;
+    let mut ran = 0usize;
+    let mut first_error = None;
+    let (mut scored, mut passed, mut infra) = (0usize, 0usize, 0usize);
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (cx, tasks, pending, next, stop) = (&cx, &tasks, &pending, &next, &stop);
+            scope.spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = tx.send(Err(anyhow!("starting a worker: {e}")));
+                        return;
+                    }
+                };
+                while !stop.load(Ordering::SeqCst) {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(&(t, trial)) = pending.get(i) else { break };
+                    let task = &tasks[t];
+                    for attempt in 0..=options.infra_retries {
+                        let result = run_and_record(&rt, cx, task, trial);
+                        let infra = matches!(&result, Ok(r) if r.status == Status::InfraError);
+                        if tx.send(result).is_err() {
+                            return;
+                        }
+                        if !infra || attempt == options.infra_retries || stop.load(Ordering::SeqCst) {
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for result in rx {
+            match result {
+                Ok(record) => {
+                    journal.append(&record)?;
+                    ran += 1;
+                    if record.status == Status::Scored {
+                        scored += 1;
+                        passed += usize::from(record.verdict.as_ref().is_some_and(|v| v.scores.passed));
+                    }
+                    if record.status == Status::Scored {
+                        bar.inc(1);
+                    } else {
+                        infra += 1;
+                    }
+                    bar.set_message(format!(
+                        "pass {:.1}% ({passed}/{scored}){}",
+                        100.0 * passed as f64 / scored.max(1) as f64,
+                        if infra > 0 { format!(", {infra} infra errors") } else { String::new() }
+                    ));
+                }
+                Err(e) => {
+                    stop.store(true, Ordering::SeqCst);
+                    if first_error.is_none() {
+                        first_error = Some(e);
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    if let Some(e) = first_error {
+        return Err(e.context("the run stopped; finished trials are in the journal (continue with --resume)"));
+    }
+    let (records, _) = super::journal::read_journal(&journal_path)?;
+    Ok(RunResult {
+        records: latest(records).into_values().collect(),
+        ran,
+        interrupted: stop.load(Ordering::SeqCst),
+    })
+}
+
+/// `run.json`: what the run was asked, the task hashes, the versions.
+fn write_run_json(options: &RunOptions, tasks: &[TaskEnv]) -> Result<()> {
+    let task_hashes: serde_json::Map<String, serde_json::Value> = tasks
+        .iter()
+        .map(|t| (t.id().to_string(), json!(t.loaded.hash_hex())))
+        .collect();
+    let doc = json!({
+        "clawrun_version": env!("CARGO_PKG_VERSION"),
+        "trace_version": clawrun_agents::trace::TRACE_VERSION,
+        "agent": options.agent.describe(),
+        "suite": options.suite.display().to_string(),
+        "trials": options.trials,
+        "seed": options.seed,
+        "faults": options.faults,
+        "shard": options.shard.map(|s| s.to_string()),
+        "judge": options.judge.as_ref().map(ModelConfig::describe),
+        "score": {
+            "completion_weight": options.score.completion_weight,
+            "robustness_weight": options.score.robustness_weight,
+            "pass_threshold": options.score.pass_threshold,
+        },
+        "tasks": task_hashes,
+    });
+    let name = match options.shard {
+        Some(s) => format!("run.shard-{}-of-{}.json", s.index, s.count),
+        None => "run.json".to_string(),
+    };
+    std::fs::write(options.out.join(name), serde_json::to_vec_pretty(&doc)?)
+        .with_context(|| format!("writing {}/run.json", options.out.display()))
+}
+
+/// Sets `stop` on the first Ctrl-C; a second one exits at once.
+fn install_ctrl_c(stop: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            return;
+        };
+        rt.block_on(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\nclawrun: stopping after the trials in flight (Ctrl-C again to quit now)");
+                stop.store(true, Ordering::SeqCst);
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    std::process::exit(130);
+                }
+            }
+        });
+    });
+}
+
+/// A progress bar with ETA and the running pass rate (hidden when not wanted).
+fn progress_bar(show: bool, len: usize) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} trials, ETA {eta}  {msg}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}

@@ -1,0 +1,177 @@
+//! One trial end to end: build the agent (and simulated user), run the trial, judge it, write
+//! its trace and diff, and make the journal record.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow};
+use clawrun_agents::llm::{LlmClient, ModelConfig};
+use clawrun_agents::trace::{Event, Outcome};
+use clawrun_agents::{AgentError, Complete, Conversation, Usage};
+use clawrun_judge::ScoreConfig;
+use clawrun_report::{Group, Status, TrialRecord};
+
+use super::agent_spec::{AgentSpec, recorded_trace};
+use crate::trial::{Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, run_trial};
+use crate::vfs::ChangeKind;
+
+/// What every trial of a run shares.
+pub struct TrialContext<'a> {
+    /// Engine and tools.
+    pub harness: &'a Harness,
+    /// The agent.
+    pub agent: &'a AgentSpec,
+    /// The run seed.
+    pub seed: u64,
+    /// The run folder.
+    pub out: &'a Path,
+    /// The LLM judge, if any.
+    pub judge: Option<&'a LlmClient>,
+    /// The model playing simulated users that have no script, if any.
+    pub user_model: Option<&'a ModelConfig>,
+    /// Token limit per trial.
+    pub max_tokens: Option<u64>,
+    /// Score weights and threshold.
+    pub score: &'a ScoreConfig,
+}
+
+/// The LLM client as a text-completing model.
+pub struct ClientModel<'a>(pub &'a LlmClient);
+
+#[async_trait::async_trait]
+impl Complete for ClientModel<'_> {
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+
+    async fn complete(&self, conversation: &Conversation) -> Result<(String, Usage), AgentError> {
+        let reply = self.0.complete(conversation).await?;
+        Ok((reply.message.text(), reply.usage))
+    }
+}
+
+/// An owned LLM client as a text-completing model (the simulated user keeps one).
+struct OwnedModel(LlmClient);
+
+#[async_trait::async_trait]
+impl Complete for OwnedModel {
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+
+    async fn complete(&self, conversation: &Conversation) -> Result<(String, Usage), AgentError> {
+        let reply = self.0.complete(conversation).await?;
+        Ok((reply.message.text(), reply.usage))
+    }
+}
+
+/// Runs, judges and records trial `trial` of `task`.
+pub fn run_and_record(
+    rt: &tokio::runtime::Runtime,
+    cx: &TrialContext<'_>,
+    task: &TaskEnv,
+    trial: u32,
+) -> Result<TrialRecord> {
+    let recorded: Option<Vec<Event>> = match cx.agent {
+        AgentSpec::Replay(run) => Some(recorded_trace(run, task.id(), trial)?),
+        _ => None,
+    };
+    let mut agent = cx.agent.build(task, recorded.as_deref())?;
+    let user = simulated_user(cx, task, recorded.as_deref())?;
+    let mut limits = Limits::of(task);
+    limits.max_tokens = cx.max_tokens;
+    let output = run_trial(
+        rt,
+        cx.harness,
+        task,
+        cx.seed,
+        trial,
+        agent.as_mut(),
+        user,
+        &limits,
+    )?;
+
+    let dir = cx.out.join(task.id()).join(trial.to_string());
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("trace.jsonl"), output.trace_jsonl())
+        .with_context(|| format!("writing {}/trace.jsonl", dir.display()))?;
+    let mut base = task.base_vfs.fork();
+    let mut fin = output.vfs.fork();
+    let changes: Vec<(String, &'static str)> = crate::vfs::Vfs::diff(&mut base, &mut fin)
+        .into_iter()
+        .map(|c| {
+            let kind = match c.kind {
+                ChangeKind::Added => "added",
+                ChangeKind::Removed => "removed",
+                ChangeKind::Modified => "modified",
+            };
+            (c.path, kind)
+        })
+        .collect();
+    std::fs::write(dir.join("changes.json"), serde_json::to_vec_pretty(&changes)?)
+        .with_context(|| format!("writing {}/changes.json", dir.display()))?;
+
+    let infra = output.outcome == Outcome::InfraError;
+    let verdict = if infra {
+        None
+    } else {
+        let model = cx.judge.map(ClientModel);
+        Some(rt.block_on(clawrun_judge::judge(
+            &task.loaded.task,
+            &output.evidence,
+            model.as_ref().map(|m| m as &dyn Complete),
+            cx.score,
+        )))
+    };
+    Ok(TrialRecord {
+        task_id: task.id().to_string(),
+        category: task.loaded.task.category.clone().unwrap_or_default(),
+        group: match task.loaded.task.group {
+            clawrun_task::Group::General => Group::General,
+            clawrun_task::Group::Multimodal => Group::Multimodal,
+            clawrun_task::Group::MultiTurn => Group::MultiTurn,
+        },
+        trial,
+        seed: output.seed,
+        agent: cx.agent.describe(),
+        status: if infra { Status::InfraError } else { Status::Scored },
+        error: output.error.clone(),
+        outcome: output.outcome,
+        turns: output.turns,
+        user_rounds: output.user_rounds,
+        input_tokens: output.usage.input_tokens,
+        output_tokens: output.usage.output_tokens,
+        root_hash: output.root_hash.clone(),
+        task_hash: task.loaded.hash_hex(),
+        trace: format!("{}/{trial}/trace.jsonl", task.id()),
+        verdict,
+    })
+}
+
+/// The simulated user of a multi-turn task: the recording when replaying, else the task's
+/// script, else an LLM playing the persona; `None` for single-turn tasks.
+fn simulated_user(
+    cx: &TrialContext<'_>,
+    task: &TaskEnv,
+    recorded: Option<&[Event]>,
+) -> Result<Option<Box<dyn SimulatedUser>>> {
+    let Some(ua) = task.loaded.task.user_agent.as_ref().filter(|u| u.enabled) else {
+        return Ok(None);
+    };
+    if let Some(events) = recorded {
+        return Ok(Some(Box::new(ReplayUser::new(events))));
+    }
+    if let Some(script) = &ua.script {
+        let user = script
+            .start()
+            .map_err(|e| anyhow!("{}: user_agent.script: {e}", task.loaded.file()))?;
+        return Ok(Some(Box::new(user)));
+    }
+    if let Some(config) = cx.user_model {
+        let client = LlmClient::new(config.clone()).map_err(|e| anyhow!("{e}"))?;
+        return Ok(Some(Box::new(LlmUser::new(OwnedModel(client), &ua.persona))));
+    }
+    Err(anyhow!(
+        "{}: a multi-turn task needs a simulated user: add `user_agent.script` to the task or pass --user-model openai:MODEL",
+        task.loaded.file()
+    ))
+}

@@ -1,0 +1,112 @@
+//! `epoch:` — a task's virtual start time, written as an RFC 3339 UTC timestamp
+//! (`2026-03-02T09:00:00Z`) and kept as seconds since the Unix epoch.
+
+/// The runner's start time when a task sets no `epoch` (2026-01-01T00:00:00Z).
+pub const DEFAULT_EPOCH: i64 = 1_767_225_600;
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)` into whole seconds since 1970-01-01 UTC
+/// (a fraction must be zero: the virtual clock starts on a whole second).
+pub fn parse_epoch(s: &str) -> Result<i64, String> {
+    let b = s.as_bytes();
+    let bad = || format!("`{s}` is not an RFC 3339 timestamp like 2026-03-02T09:00:00Z");
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') {
+        return Err(bad());
+    }
+    if b[13] != b':' || b[16] != b':' {
+        return Err(bad());
+    }
+    let num = |r: std::ops::Range<usize>| -> Result<i64, String> {
+        let t = &s[r];
+        if t.bytes().all(|c| c.is_ascii_digit()) {
+            t.parse().map_err(|_| bad())
+        } else {
+            Err(bad())
+        }
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut rest = &s[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return Err(bad());
+        }
+        if frac[..digits].bytes().any(|c| c != b'0') {
+            return Err(format!("`{s}`: the epoch must be a whole second"));
+        }
+        rest = &frac[digits..];
+    }
+    match rest {
+        "Z" | "z" | "+00:00" | "-00:00" => {}
+        _ if rest.len() == 6 && (rest.starts_with('+') || rest.starts_with('-')) => {
+            return Err(format!("`{s}` is not UTC (offset {rest})"));
+        }
+        _ => return Err(bad()),
+    }
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days_in = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&month) || day < 1 || day > days_in[(month - 1) as usize] {
+        return Err(format!("`{s}`: no such date"));
+    }
+    if hour > 23 || minute > 59 || second > 59 {
+        return Err(format!("`{s}`: no such time of day"));
+    }
+    Ok(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_utc() {
+        assert_eq!(parse_epoch("1970-01-01T00:00:00Z"), Ok(0));
+        assert_eq!(parse_epoch("2026-01-01T00:00:00Z"), Ok(DEFAULT_EPOCH));
+        assert_eq!(parse_epoch("2026-03-02T09:00:00Z"), Ok(1_772_442_000));
+        assert_eq!(parse_epoch("2000-02-29T23:59:59+00:00"), Ok(951_868_799));
+        assert_eq!(parse_epoch("2026-03-02T09:00:00.000Z"), Ok(1_772_442_000));
+        assert_eq!(parse_epoch("1969-12-31T23:59:59Z"), Ok(-1));
+    }
+
+    #[test]
+    fn rejects_others() {
+        assert!(
+            parse_epoch("2026-03-02T09:00:00+08:00")
+                .unwrap_err()
+                .contains("not UTC")
+        );
+        assert!(parse_epoch("2026-03-02 09:00").is_err());
+        assert!(
+            parse_epoch("2026-02-29T00:00:00Z")
+                .unwrap_err()
+                .contains("no such date")
+        );
+        assert!(parse_epoch("2026-03-02T24:00:00Z").is_err());
+        assert!(parse_epoch("2026-03-02T09:00:00").is_err());
+        assert!(parse_epoch("2026-03-02T09:00:00.5Z").is_err());
+    }
+}

@@ -1,0 +1,50 @@
+//! clawrun-task: Claw-Eval's `task.yaml` — the model, the loader and validation with precise
+//! errors (DESIGN §2 step 1), plus clawrun's extensions.
+//!
+//! - [`model`]: [`Task`] and its parts; [`check`]: the [`Check`] catalog; [`oracle`]: reference
+//!   steps; [`user_script`]: the scripted simulated user; [`service`]: `services:` and
+//!   `tool_endpoints:` entries (shared with `clawrun::services`); [`yaml`]: the positioned node
+//!   tree (shared with `clawrun::faults`).
+//! - [`Task::from_yaml`] reads text: YAML syntax, typed reading (scalars as their source text,
+//!   unknown fields as warnings), then validation. [`Suite`] finds and loads task folders
+//!   through a `cap_std` capability, checks every file a task references, hashes them, and
+//!   reads them for Setup and Judge.
+//! - Every problem is a [`Diagnostic`]:
+//!   `tasks/T002/task.yaml:12:5: scoring_components[0].check.min_calls: expected an integer, found "two" (hint: ...)`.
+//!
+//! See `README.md` in this crate for the extension formats.
+
+#![warn(missing_docs)]
+
+pub mod check;
+mod check_read;
+pub mod epoch;
+pub mod error;
+pub mod load;
+pub mod loaded;
+pub mod model;
+mod model_read;
+pub mod oracle;
+pub mod paths;
+mod read;
+mod refs;
+pub mod service;
+pub mod suite;
+pub mod user_script;
+mod validate;
+pub mod yaml;
+
+pub use check::{Check, Evidence, Matcher, NumberSource, RowSelector, TextField};
+pub use epoch::{DEFAULT_EPOCH, parse_epoch};
+pub use error::{Diagnostic, Error, FileError, FileProblem, Severity};
+pub use load::{Parsed, node_at, parse_yaml};
+pub use loaded::LoadedTask;
+pub use model::{
+    Environment, ExpectedAction, Group, Prompt, RubricItem, SafetyCheck, SafetyKind,
+    ScoringComponent, SystemTool, Task, ToolSpec, UserAgent,
+};
+pub use oracle::{Oracle, Step, ToolCall};
+pub use refs::is_path_var;
+pub use service::{ServiceSpec, TaskServices, ToolEndpoint};
+pub use suite::{Suite, TASK_FILE};
+pub use user_script::{ScriptedUser, UserReply, UserRule, UserScript};

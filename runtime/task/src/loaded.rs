@@ -1,0 +1,143 @@
+//! A loaded task and the files it references, read through its folder's capability.
+
+use std::collections::BTreeMap;
+
+use cap_std::fs::Dir;
+
+use crate::error::{Diagnostic, FileError};
+use crate::model::Task;
+use crate::paths::{self, Files, clean, join, read_file, read_tree};
+use crate::suite::{Suite, TASK_FILE};
+
+/// A task loaded from its folder: the model, its warnings, its hash, and access to its files.
+#[derive(Debug)]
+pub struct LoadedTask {
+    /// The task.
+    pub task: Task,
+    /// The task folder, relative to the suite root (e.g. `tasks/T002_email_triage`).
+    pub dir: String,
+    /// Warnings (unknown fields, missing referenced files, ...), errors never.
+    pub warnings: Vec<Diagnostic>,
+    /// blake3 over task.yaml and every file the task references (paths as written, so the
+    /// same task hashes the same on every machine and wherever its folder sits).
+    pub hash: blake3::Hash,
+    pub(crate) dir_handle: Dir,
+    pub(crate) suite: Suite,
+}
+
+impl LoadedTask {
+    /// The task file's path relative to the suite root (`tasks/T002_email_triage/task.yaml`).
+    pub fn file(&self) -> String {
+        join(&self.dir, TASK_FILE)
+    }
+
+    /// The suite the task came from.
+    pub fn suite(&self) -> &Suite {
+        &self.suite
+    }
+
+    /// The hash as lowercase hex.
+    pub fn hash_hex(&self) -> String {
+        self.hash.to_hex().to_string()
+    }
+
+    /// Reads a file of the task folder (`rel` relative to it; never outside it).
+    pub fn read_task_file(&self, rel: &str) -> Result<Vec<u8>, FileError> {
+        read_file(&self.dir_handle, "", rel)
+    }
+
+    /// Reads a suite-relative file (service fixtures; see [`Suite::resolve_suite_path`]).
+    pub fn read_suite_file(&self, rel: &str) -> Result<Vec<u8>, FileError> {
+        self.suite.read_suite_file(rel)
+    }
+
+    /// The agent's starting `/workspace`: the `workspace` folder's tree, then every
+    /// `sandbox_files` entry at `/workspace/<path as written>` (as Claw-Eval places them).
+    /// Guest paths, sorted.
+    pub fn workspace_files(&self) -> Result<Files, FileError> {
+        let mut out = BTreeMap::new();
+        if let Some(ws) = &self.task.workspace {
+            let base = clean(ws).unwrap_or_default();
+            for (p, b) in read_tree(&self.dir_handle, "workspace", ws)? {
+                out.insert(guest("/workspace", strip(&p, &base)), b);
+            }
+        }
+        self.add_files(
+            &mut out,
+            "sandbox_files",
+            &self.task.sandbox_files,
+            "/workspace",
+        )?;
+        Ok(out.into_iter().collect())
+    }
+
+    /// What the judge sees besides the final state: `sandbox_grader_files` at
+    /// `/workspace/<path>` (as Claw-Eval injects them after the run) and the `judge` folder's
+    /// tree under `/judge`. Guest paths, sorted.
+    pub fn judge_files(&self) -> Result<Files, FileError> {
+        let mut out = BTreeMap::new();
+        self.add_files(
+            &mut out,
+            "sandbox_grader_files",
+            &self.task.sandbox_grader_files,
+            "/workspace",
+        )?;
+        if let Some(j) = &self.task.judge {
+            let base = clean(j).unwrap_or_default();
+            for (p, b) in read_tree(&self.dir_handle, "judge", j)? {
+                out.insert(guest("/judge", strip(&p, &base)), b);
+            }
+        }
+        Ok(out.into_iter().collect())
+    }
+
+    /// The prompt's attachments: (path as written, bytes).
+    pub fn attachments(&self) -> Result<Files, FileError> {
+        self.named_files("prompt.attachments", &self.task.prompt.attachments)
+    }
+
+    /// The `local_grader_files`: (path as written, bytes), for the judge only.
+    pub fn local_grader_files(&self) -> Result<Files, FileError> {
+        self.named_files("local_grader_files", &self.task.local_grader_files)
+    }
+
+    fn named_files(&self, name: &str, list: &[String]) -> Result<Files, FileError> {
+        list.iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Ok((
+                    p.clone(),
+                    read_file(&self.dir_handle, &format!("{name}[{i}]"), p)?,
+                ))
+            })
+            .collect()
+    }
+
+    fn add_files(
+        &self,
+        out: &mut BTreeMap<String, Vec<u8>>,
+        name: &str,
+        list: &[String],
+        at: &str,
+    ) -> Result<(), FileError> {
+        for (i, p) in list.iter().enumerate() {
+            for (rel, bytes) in read_tree(&self.dir_handle, &format!("{name}[{i}]"), p)? {
+                out.insert(guest(at, &rel), bytes);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn strip<'p>(p: &'p str, base: &str) -> &'p str {
+    if base.is_empty() {
+        return p;
+    }
+    p.strip_prefix(base)
+        .map(|r| r.trim_start_matches('/'))
+        .unwrap_or(p)
+}
+
+fn guest(at: &str, rel: &str) -> String {
+    paths::join(at, rel)
+}

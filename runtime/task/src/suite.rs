@@ -1,0 +1,227 @@
+//! A suite of tasks on disk, read only through a `cap_std` capability for its root folder:
+//! discovery, loading (checking and hashing the files a task references), and
+//! suite-relative files such as service fixtures.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+
+use crate::error::{Diagnostic, Error, FileError, FileProblem, problem};
+use crate::load::{node_at, sorted};
+use crate::loaded::LoadedTask;
+use crate::model::Task;
+use crate::paths::{Files, clean, join, read_file, read_tree};
+use crate::read::Cx;
+use crate::refs::{Refs, escape_message};
+
+/// The name of a task's file.
+pub const TASK_FILE: &str = "task.yaml";
+
+/// A suite root: the folder that holds `tasks/` (or any tree of task folders).
+#[derive(Clone, Debug)]
+pub struct Suite {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    root: Dir,
+    /// The task folders, found once.
+    found: OnceLock<Vec<String>>,
+}
+
+impl Suite {
+    /// Opens the suite root at `path` (the one use of ambient authority).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let root = Dir::open_ambient_dir(path, ambient_authority()).map_err(|e| Error::Io {
+            file: path.display().to_string(),
+            problem: problem(&e),
+        })?;
+        Ok(Self::from_dir(root))
+    }
+
+    /// A suite over an already opened folder.
+    pub fn from_dir(root: Dir) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                root,
+                found: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The root folder's capability.
+    pub fn dir(&self) -> &Dir {
+        &self.inner.root
+    }
+
+    /// Every folder under the root holding a `task.yaml` (relative paths, sorted; `""` if the
+    /// root itself is a task). Task folders are not searched further; hidden folders and
+    /// symlinked folders are skipped.
+    pub fn discover(&self) -> Result<Vec<String>, Error> {
+        if let Some(found) = self.inner.found.get() {
+            return Ok(found.clone());
+        }
+        let mut found = Vec::new();
+        let root = self.inner.root.try_clone().map_err(|e| io("", &e))?;
+        find_tasks(&root, "", &mut found)?;
+        found.sort();
+        Ok(self.inner.found.get_or_init(|| found).clone())
+    }
+
+    /// The folder of the task whose folder is named `task_id` (the first, sorted, if several).
+    pub fn find(&self, task_id: &str) -> Result<Option<String>, Error> {
+        Ok(self
+            .discover()?
+            .into_iter()
+            .find(|d| d.rsplit('/').next() == Some(task_id)))
+    }
+
+    /// Loads every discovered task; the errors of all failing tasks are collected into one.
+    pub fn load_all(&self) -> Result<Vec<LoadedTask>, Error> {
+        let mut tasks = Vec::new();
+        let mut diags = Vec::new();
+        for dir in self.discover()? {
+            match self.load(&dir) {
+                Ok(t) => tasks.push(t),
+                Err(Error::Invalid(d)) => diags.extend(d.into_iter().filter(Diagnostic::is_error)),
+                Err(e) => return Err(e),
+            }
+        }
+        if diags.is_empty() {
+            Ok(tasks)
+        } else {
+            Err(Error::Invalid(diags))
+        }
+    }
+
+    /// Parses, validates and hashes the task in folder `rel_dir` (relative to the root).
+    pub fn load(&self, rel_dir: &str) -> Result<LoadedTask, Error> {
+        let dir = clean(rel_dir).map_err(|problem| Error::Io {
+            file: rel_dir.to_string(),
+            problem,
+        })?;
+        let handle = if dir.is_empty() {
+            self.inner.root.try_clone()
+        } else {
+            self.inner.root.open_dir(&dir)
+        }
+        .map_err(|e| io(&dir, &e))?;
+        let file = join(&dir, TASK_FILE);
+        let text = handle
+            .read_to_string(TASK_FILE)
+            .map_err(|e| io(&file, &e))?;
+        let parsed = Task::from_yaml(&text, &file)?;
+        let mut cx = Cx::new(&text, &file);
+        cx.diags = parsed.warnings;
+        let refs = Refs {
+            suite: self,
+            handle: &handle,
+            dir: &dir,
+            root: &parsed.root,
+        };
+        refs.check(&mut cx, &parsed.task);
+        if cx.failed() {
+            return Err(Error::Invalid(sorted(cx.diags)));
+        }
+        let hash = refs.hash(&text, &parsed.task).map_err(|e| {
+            let pos = node_at(&parsed.root, &e.field).and_then(|n| n.pos);
+            let msg = format!("`{}`: {}", e.path, escape_message(&e.problem, "its folder"));
+            let hint = "task files must be regular files or folders inside the task folder";
+            let d = Diagnostic::error(&file, &e.field, msg).at(pos).hint(hint);
+            Error::Invalid(vec![d])
+        })?;
+        Ok(LoadedTask {
+            task: parsed.task,
+            dir,
+            warnings: sorted(cx.diags),
+            hash,
+            dir_handle: handle,
+            suite: self.clone(),
+        })
+    }
+
+    /// Where a suite-relative path (a service fixture path such as
+    /// `tasks/T002_email_triage/fixtures/gmail/inbox.json`) really is: itself when it exists,
+    /// else `tasks/<ID>/<rest>` resolved against the folder of task `<ID>` in this suite (tasks
+    /// may live in group subfolders).
+    pub fn resolve_suite_path(&self, rel: &str) -> Result<String, FileError> {
+        let err = |problem| FileError {
+            field: String::new(),
+            path: rel.to_string(),
+            problem,
+        };
+        let path = clean(rel).map_err(err)?;
+        match self.inner.root.metadata(&path) {
+            Ok(_) => return Ok(path),
+            Err(e) if problem(&e) != FileProblem::NotFound => return Err(err(problem(&e))),
+            Err(_) => {}
+        }
+        let mut parts = path.splitn(3, '/');
+        if let (Some("tasks"), Some(id), Some(rest)) = (parts.next(), parts.next(), parts.next())
+            && let Ok(Some(dir)) = self.find(id)
+        {
+            let moved = join(&dir, rest);
+            if moved != path && self.inner.root.metadata(&moved).is_ok() {
+                return Ok(moved);
+            }
+        }
+        Err(err(FileProblem::NotFound))
+    }
+
+    /// Reads a suite-relative file (see [`Suite::resolve_suite_path`]).
+    pub fn read_suite_file(&self, rel: &str) -> Result<Vec<u8>, FileError> {
+        let path = self.resolve_suite_path(rel)?;
+        read_file(&self.inner.root, "", &path).map_err(|e| FileError {
+            path: rel.to_string(),
+            ..e
+        })
+    }
+
+    /// Reads a suite-relative file or folder tree (paths relative to the suite root).
+    pub fn read_suite_tree(&self, rel: &str) -> Result<Files, FileError> {
+        let path = self.resolve_suite_path(rel)?;
+        read_tree(&self.inner.root, "", &path)
+    }
+}
+
+fn io(file: &str, e: &std::io::Error) -> Error {
+    Error::Io {
+        file: if file.is_empty() {
+            ".".into()
+        } else {
+            file.to_string()
+        },
+        problem: problem(e),
+    }
+}
+
+fn find_tasks(dir: &Dir, prefix: &str, out: &mut Vec<String>) -> Result<(), Error> {
+    if dir.metadata(TASK_FILE).is_ok_and(|m| m.is_file()) {
+        out.push(prefix.to_string());
+        return Ok(());
+    }
+    let mut subs = Vec::new();
+    for entry in dir.entries().map_err(|e| io(prefix, &e))? {
+        let entry = entry.map_err(|e| io(prefix, &e))?;
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            subs.push(name);
+        }
+    }
+    subs.sort();
+    for name in subs {
+        let path = join(prefix, &name);
+        let sub = dir.open_dir(&name).map_err(|e| io(&path, &e))?;
+        find_tasks(&sub, &path, out)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,2 @@
+#!/bin/sh
+grep -q 485000 /workspace/report.md

@@ -1,0 +1,74 @@
+//! Where a tool call goes: a system tool runs as a guest component over the trial's VFS; a task
+//! tool is dispatched to its service through `tool_endpoints`, as Claw-Eval's runner does.
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::setup::{Harness, TaskEnv, TrialEnv};
+use crate::services::{self, Timestamp};
+use crate::tools::{ToolCall, ToolState};
+
+/// A tool call's result, as the trace and the judge record it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallResult {
+    /// What the model sees.
+    pub output: String,
+    /// Whether it is an error.
+    pub is_error: bool,
+    /// The HTTP status, for service tools.
+    pub status: Option<u16>,
+    /// The workspace's new root hash, when the call changed the workspace.
+    pub root_hash: Option<String>,
+}
+
+/// Runs one tool call of the trial; `Err` only for a host failure (not the agent's fault).
+pub fn call_tool(
+    harness: &Harness,
+    task: &TaskEnv,
+    env: &mut TrialEnv,
+    state: &mut ToolState,
+    name: &str,
+    input: &Value,
+) -> Result<CallResult> {
+    if task.system_tools.iter().any(|t| t == name) {
+        let before = env.vfs.root_hash();
+        let vfs = std::mem::take(&mut env.vfs);
+        let outcome = harness.toolbox.call(
+            &harness.sandbox,
+            ToolCall {
+                name,
+                args: input,
+                state,
+            },
+            vfs,
+            &env.tool_env(),
+        )?;
+        env.vfs = outcome.vfs;
+        *state = outcome.state;
+        let after = env.vfs.root_hash();
+        return Ok(CallResult {
+            output: outcome.output,
+            is_error: outcome.is_error,
+            status: None,
+            root_hash: (after != before).then(|| after.to_hex().to_string()),
+        });
+    }
+    let arguments = services::json::parse(&input.to_string())
+        .unwrap_or_else(|_| services::Json::Object(services::Obj::new()));
+    let now = Timestamp::from_duration(env.clock.wall());
+    let dispatched = services::dispatch_with_faults(
+        &mut env.services,
+        &task.router,
+        &task.endpoints,
+        name,
+        &arguments,
+        now,
+        Some(&env.faults),
+    );
+    Ok(CallResult {
+        output: dispatched.presented.text,
+        is_error: dispatched.presented.is_error,
+        status: Some(dispatched.presented.status),
+        root_hash: None,
+    })
+}

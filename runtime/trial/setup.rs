@@ -1,0 +1,218 @@
+//! Setup: what a task's trials start from, prepared once and forked per trial.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clawrun_agents::ToolSpec;
+use std::path::Path;
+
+use clawrun_task::LoadedTask;
+
+use super::presentation::{self, SYSTEM_TOOLS};
+use crate::faults::{FaultInjector, FaultPlan, LoadOptions as FaultOptions, SharedInjector, Source};
+use crate::sandbox::clock::VirtualClock;
+use crate::sandbox::{Sandbox, SandboxConfig};
+use crate::services::{self, Router, ServiceSet, Timestamp, ToolEndpoint};
+use crate::tools::{ToolEnv, Toolbox, WORKSPACE};
+use crate::vfs::Vfs;
+
+/// The default virtual start: 2026-01-01T00:00:00Z.
+pub const DEFAULT_EPOCH_SECS: u64 = 1_767_225_600;
+
+/// What every trial of the process shares: the engine and the loaded tools.
+pub struct Harness {
+    /// The wasmtime engine and component cache.
+    pub sandbox: Sandbox,
+    /// The system tools.
+    pub toolbox: Toolbox,
+}
+
+impl Harness {
+    /// A harness with the default sandbox (on-disk compile cache, pooling allocator).
+    pub fn new() -> Result<Self> {
+        Ok(Harness {
+            sandbox: Sandbox::new(SandboxConfig::default())?,
+            toolbox: Toolbox::new(),
+        })
+    }
+}
+
+/// A task ready to run: everything a trial forks.
+pub struct TaskEnv {
+    /// The loaded task.
+    pub loaded: LoadedTask,
+    /// The workspace after Setup (sandbox files and the workspace folder).
+    pub base_vfs: Vfs,
+    /// The services after loading their fixtures.
+    pub base_services: ServiceSet,
+    /// The router from the task's URLs to its services.
+    pub router: Router,
+    /// The task's tool → endpoint map.
+    pub endpoints: Vec<ToolEndpoint>,
+    /// The system tools offered.
+    pub system_tools: Vec<String>,
+    /// Every tool as the agent sees it.
+    pub tools: Vec<ToolSpec>,
+    /// The system prompt.
+    pub system: String,
+    /// Judge files: (guest path, bytes), added only in the Judge phase.
+    pub judge_files: Vec<(String, Arc<[u8]>)>,
+    /// The task's and the run's fault rules (seeded per trial).
+    pub plan: FaultPlan,
+    /// The virtual start time.
+    pub epoch: Duration,
+}
+
+/// One trial's fresh environment.
+pub struct TrialEnv {
+    /// The workspace (a fork of the task's base).
+    pub vfs: Vfs,
+    /// The services (a fork of the task's base).
+    pub services: ServiceSet,
+    /// The trial's virtual clock.
+    pub clock: VirtualClock,
+    /// The trial's fault injector.
+    pub faults: SharedInjector,
+    /// The trial's seed.
+    pub seed: u64,
+}
+
+impl TaskEnv {
+    /// Prepares `loaded` from `suite`, adding `run_plan`'s rules after the task's own.
+    pub fn prepare(suite_root: &Path, loaded: LoadedTask, run_plan: Option<&FaultPlan>) -> Result<Self> {
+        let task = &loaded.task;
+        let epoch = Duration::from_secs(
+            task.epoch
+                .and_then(|e| u64::try_from(e).ok())
+                .unwrap_or(DEFAULT_EPOCH_SECS),
+        );
+        let now = Timestamp::from_duration(epoch);
+
+        let mut vfs = Vfs::new();
+        vfs.set_now(crate::vfs::Timestamp::new(epoch.as_secs(), 0));
+        vfs.create_dir_all(WORKSPACE)?;
+        for (path, bytes) in loaded.workspace_files()? {
+            place_file(&mut vfs, &path, &bytes)
+                .with_context(|| format!("placing {path} in the workspace"))?;
+        }
+        vfs.root_hash();
+
+        // Fixture paths were checked through the suite's capability when the task loaded.
+        let base_services = ServiceSet::load(
+            suite_root,
+            &task.services,
+            &services::LoadOptions::default(),
+            now,
+        )
+        .with_context(|| format!("{}: loading the task's services", loaded.file()))?;
+        let router = Router::new(&base_services);
+
+        let system_tools: Vec<String> = task
+            .system_tools
+            .iter()
+            .map(|t| t.name().to_string())
+            .collect();
+        let mut tools: Vec<ToolSpec> = system_tools
+            .iter()
+            .filter_map(|t| presentation::system_tool(t))
+            .collect();
+        for t in &task.tools {
+            if SYSTEM_TOOLS.contains(&t.name.as_str()) {
+                continue;
+            }
+            tools.push(presentation::task_tool(&t.name, &t.description, &t.input_schema));
+        }
+        let suffix = task
+            .user_agent
+            .as_ref()
+            .filter(|u| u.enabled)
+            .map(|u| u.system_prompt_suffix.as_str());
+        let system = presentation::system_prompt(&tools, suffix);
+
+        let judge_files = loaded
+            .judge_files()?
+            .into_iter()
+            .map(|(p, b)| (p, Arc::from(b)))
+            .collect();
+
+        let mut rules = Vec::new();
+        if let Some(section) = &task.faults {
+            let section = crate::faults::FaultsSection::from_node(section.clone());
+            let origin = loaded.file();
+            let plan = section
+                .compile(
+                    Source {
+                        origin: &origin,
+                        field: "faults",
+                    },
+                    &FaultOptions::new(0),
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            rules.extend(plan.rules().iter().cloned());
+        }
+        if let Some(run) = run_plan {
+            rules.extend(run.rules().iter().cloned());
+        }
+        let plan = match FaultPlan::new(run_plan.map_or(0, FaultPlan::seed), rules) {
+            Ok(p) => p,
+            Err(e) => bail!("{}: combining fault rules: {e}", loaded.file()),
+        };
+
+        Ok(TaskEnv {
+            endpoints: task.tool_endpoints.clone(),
+            loaded,
+            base_vfs: vfs,
+            base_services,
+            router,
+            system_tools,
+            tools,
+            system,
+            judge_files,
+            plan,
+            epoch,
+        })
+    }
+
+    /// The task id.
+    pub fn id(&self) -> &str {
+        &self.loaded.task.task_id
+    }
+
+    /// A fresh environment for trial `trial` of a run seeded `run_seed`: O(1) forks of the
+    /// workspace and services, the plan reseeded from (run seed, task id, trial).
+    pub fn fork(&self, run_seed: u64, trial: u32) -> TrialEnv {
+        let seed = crate::faults::trial_seed(run_seed, self.id(), trial);
+        let clock = VirtualClock::new(self.epoch);
+        let plan = self.plan.clone().with_seed(run_seed).for_trial(self.id(), trial);
+        let faults = SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone()));
+        TrialEnv {
+            vfs: self.base_vfs.fork(),
+            services: self.base_services.fork(),
+            clock,
+            faults,
+            seed,
+        }
+    }
+}
+
+impl TrialEnv {
+    /// What the trial's tool calls run with.
+    pub fn tool_env(&self) -> ToolEnv {
+        ToolEnv {
+            seed: self.seed,
+            clock: self.clock.clone(),
+            faults: Some(self.faults.clone()),
+        }
+    }
+}
+
+/// Writes `bytes` at absolute `path`, creating its parent folders.
+pub fn place_file(vfs: &mut Vfs, path: &str, bytes: &[u8]) -> crate::vfs::Result<()> {
+    if let Some((parent, _)) = path.rsplit_once('/')
+        && !parent.is_empty()
+    {
+        vfs.create_dir_all(parent)?;
+    }
+    vfs.write_file(path, bytes).map(|_| ())
+}

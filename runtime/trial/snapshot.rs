@@ -1,0 +1,168 @@
+//! The Judge phase's evidence. Execution is over and the agent is gone: grader files enter the
+//! filesystem only now (`sandbox_grader_files` under /workspace, the judge folder under
+//! /judge), `env_snapshot_commands` and the rubric's judge commands run through the Bash tool,
+//! `env_snapshot_files` are read back, and every service's audit log is collected.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result};
+use clawrun_agents::trace::{CommandOutput, EventKind, SnapshotFile};
+use globset::{GlobBuilder, GlobSetBuilder};
+use serde_json::{Value, json};
+
+use super::execution::Recorder;
+use super::setup::{Harness, TaskEnv, TrialEnv};
+use crate::tools::{ToolCall, ToolEnv, ToolState};
+use crate::vfs::{NodeKind, Vfs};
+
+/// What the Judge phase collected.
+pub struct Judged {
+    /// Each service's audit document.
+    pub audits: BTreeMap<String, Value>,
+    /// The final filesystem with the judge files added.
+    pub vfs: Vfs,
+    /// Judge commands and their output.
+    pub commands: Vec<CommandOutput>,
+}
+
+/// Runs the Judge phase over the trial's final state and records `snapshot` and `audit`
+/// events.
+pub fn judge_phase(
+    harness: &Harness,
+    task: &TaskEnv,
+    env: &mut TrialEnv,
+    rec: &mut Recorder,
+) -> Result<Judged> {
+    let root_hash = env.vfs.root_hash().to_hex().to_string();
+    let mut vfs = env.vfs.fork();
+    for (path, bytes) in &task.judge_files {
+        super::setup::place_file(&mut vfs, path, bytes)
+            .with_context(|| format!("placing judge file {path}"))?;
+    }
+
+    // Judge commands run without faults, from /workspace, each with fresh shell state.
+    let tool_env = ToolEnv {
+        seed: env.seed,
+        clock: env.clock.clone(),
+        faults: None,
+    };
+    let mut commands = Vec::new();
+    for command in judge_commands(&task.loaded.task) {
+        let args = json!({ "command": command });
+        let outcome = harness.toolbox.call(
+            &harness.sandbox,
+            ToolCall {
+                name: "Bash",
+                args: &args,
+                state: &ToolState::default(),
+            },
+            vfs,
+            &tool_env,
+        )?;
+        vfs = outcome.vfs;
+        commands.push(CommandOutput {
+            command: command.to_string(),
+            exit_code: exit_code(&outcome.output, outcome.is_error),
+            output: outcome.output,
+        });
+    }
+
+    let files = snapshot_files(&vfs, &task.loaded.task.env_snapshot_files);
+    rec.push(
+        env,
+        EventKind::Snapshot {
+            root_hash,
+            commands: commands.clone(),
+            files,
+        },
+    );
+
+    let mut audits = BTreeMap::new();
+    let all = env.services.audits();
+    for (service, data) in all.iter() {
+        let data = data.to_serde();
+        rec.push(
+            env,
+            EventKind::Audit {
+                service: service.to_string(),
+                data: data.clone(),
+            },
+        );
+        audits.insert(service.to_string(), data);
+    }
+    Ok(Judged {
+        audits,
+        vfs,
+        commands,
+    })
+}
+
+/// The status the Bash tool reported: its `[exit code: N]` suffix, else 0 (1 for a tool error
+/// without one).
+pub fn exit_code(output: &str, is_error: bool) -> i32 {
+    output
+        .trim_end()
+        .rsplit('\n')
+        .next()
+        .and_then(|l| l.strip_prefix("[exit code: "))
+        .and_then(|l| l.strip_suffix(']'))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(i32::from(is_error))
+}
+
+/// The files `patterns` name (paths or globs; relative ones are under /workspace), sorted.
+pub fn snapshot_files(vfs: &Vfs, patterns: &[String]) -> Vec<SnapshotFile> {
+    if patterns.is_empty() {
+        return Vec::new();
+    }
+    let mut set = GlobSetBuilder::new();
+    for p in patterns {
+        let abs = if p.starts_with('/') {
+            p.clone()
+        } else {
+            format!("{}/{p}", crate::tools::WORKSPACE)
+        };
+        if let Ok(g) = GlobBuilder::new(&abs).literal_separator(true).build() {
+            set.add(g);
+        }
+    }
+    let Ok(set) = set.build() else {
+        return Vec::new();
+    };
+    let Ok(entries) = vfs.walk("/") else {
+        return Vec::new();
+    };
+    let mut files: Vec<SnapshotFile> = entries
+        .into_iter()
+        .filter(|(path, _, kind)| *kind == NodeKind::File && set.is_match(path))
+        .filter_map(|(path, _, _)| {
+            let bytes = vfs.read_file(&path).ok()?;
+            Some(SnapshotFile {
+                hash: blake3::hash(&bytes).to_hex().to_string(),
+                size: bytes.len() as u64,
+                path,
+            })
+        })
+        .collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}
+
+/// The commands the Judge phase runs: `env_snapshot_commands`, then every rubric `command`
+/// check's command (each once, in rubric order).
+pub fn judge_commands(task: &clawrun_task::Task) -> Vec<&str> {
+    let mut out: Vec<&str> = task.env_snapshot_commands.iter().map(String::as_str).collect();
+    let checks = task
+        .scoring_components
+        .iter()
+        .map(|c| &c.check)
+        .chain(task.rubric.iter().map(|r| &r.check));
+    for check in checks {
+        if let clawrun_task::Check::Command { command, .. } = check
+            && !out.contains(&command.as_str())
+        {
+            out.push(command);
+        }
+    }
+    out
+}
