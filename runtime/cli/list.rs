@@ -33,7 +33,11 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
                     t.services.len(),
                     t.tools.len() + t.system_tools.len(),
                     if t.oracle.is_some() { "yes" } else { "no" },
-                    t.services.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(",")
+                    t.services
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(",")
                 );
             }
             Err(e) => {

@@ -34,7 +34,7 @@ enum Command {
     /// --port-base) until interrupted.
     Services(services::ServicesArgs),
     /// Run tasks × trials with an agent; journal, traces and reports go to a run folder.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Summarise run folders (shards merged): table, JSON, Markdown, HTML.
     Report(report::ReportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
@@ -66,7 +66,7 @@ pub fn main() -> i32 {
         Command::Exec(args) => exec::run(args),
         Command::Tool(args) => tool::run(args),
         Command::Services(args) => services::run(args),
-        Command::Run(args) => run::run_command(args),
+        Command::Run(args) => run::run_command(*args),
         Command::Report(args) => report::report_command(args),
         Command::Replay(args) => replay::replay_command(args),
         Command::Validate(args) => validate::validate_command(args),

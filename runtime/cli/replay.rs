@@ -31,16 +31,26 @@ fn split_target(target: &Path) -> Result<(PathBuf, Option<String>, Option<u32>)>
     let mut rest: Vec<String> = Vec::new();
     while !run.join("run.json").is_file() {
         let Some(name) = run.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-            return Err(UsageError(format!("{}: no run.json here or above (not a run folder)", target.display())).into());
+            return Err(UsageError(format!(
+                "{}: no run.json here or above (not a run folder)",
+                target.display()
+            ))
+            .into());
         };
         rest.insert(0, name);
         run.pop();
         if rest.len() > 2 {
-            return Err(UsageError(format!("{}: expected RUN, RUN/TASK or RUN/TASK/TRIAL", target.display())).into());
+            return Err(UsageError(format!(
+                "{}: expected RUN, RUN/TASK or RUN/TASK/TRIAL",
+                target.display()
+            ))
+            .into());
         }
     }
     let trial = match rest.get(1) {
-        Some(t) => Some(t.parse().map_err(|_| UsageError(format!("{}: {t:?} is not a trial number", target.display())))?),
+        Some(t) => Some(t.parse().map_err(|_| {
+            UsageError(format!("{}: {t:?} is not a trial number", target.display()))
+        })?),
         None => None,
     };
     Ok((run, rest.first().cloned(), trial))
@@ -50,12 +60,20 @@ fn split_target(target: &Path) -> Result<(PathBuf, Option<String>, Option<u32>)>
 pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     let (run, task_filter, trial_filter) = split_target(&args.target)?;
     let meta: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(run.join("run.json")).with_context(|| format!("reading {}/run.json", run.display()))?,
+        &std::fs::read(run.join("run.json"))
+            .with_context(|| format!("reading {}/run.json", run.display()))?,
     )
     .with_context(|| format!("{}/run.json is not JSON", run.display()))?;
-    let suite = match args.suite.or_else(|| meta["suite"].as_str().map(PathBuf::from)) {
+    let suite = match args
+        .suite
+        .or_else(|| meta["suite"].as_str().map(PathBuf::from))
+    {
         Some(s) => s,
-        None => return Err(UsageError("pass --suite DIR (run.json does not name the suite)".into()).into()),
+        None => {
+            return Err(
+                UsageError("pass --suite DIR (run.json does not name the suite)".into()).into(),
+            );
+        }
     };
     let records: Vec<_> = load_runs(std::slice::from_ref(&run))?
         .into_iter()
@@ -64,7 +82,11 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         .filter(|r| trial_filter.is_none_or(|t| r.trial == t))
         .collect();
     if records.is_empty() {
-        return Err(UsageError(format!("{}: no recorded trial matches", args.target.display())).into());
+        return Err(UsageError(format!(
+            "{}: no recorded trial matches",
+            args.target.display()
+        ))
+        .into());
     }
     let score = ScoreConfig {
         pass_threshold: meta["score"]["pass_threshold"].as_f64().unwrap_or(0.75),
@@ -100,7 +122,9 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     };
     let tasks = crate::run::runner::prepare_tasks(&options, plan.as_ref())?;
     let harness = Harness::new()?;
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let cx = TrialContext {
         harness: &harness,
         agent: &options.agent,
@@ -113,7 +137,9 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     };
     let mut diverged = 0;
     for record in &records {
-        let Some(task) = tasks.iter().find(|t| t.id() == record.task_id) else { continue };
+        let Some(task) = tasks.iter().find(|t| t.id() == record.task_id) else {
+            continue;
+        };
         let name = format!("{}/{}", record.task_id, record.trial);
         if task.loaded.hash_hex() != record.task_hash {
             println!("DIFF {name}: the task changed since it was recorded (task hash differs)");
@@ -127,7 +153,9 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
             Some(err.clone())
         } else if old != new {
             Some(first_difference(&old, &new))
-        } else if again.verdict.as_ref().map(|v| v.scores) != record.verdict.as_ref().map(|v| v.scores) {
+        } else if again.verdict.as_ref().map(|v| v.scores)
+            != record.verdict.as_ref().map(|v| v.scores)
+        {
             Some("same trace, different scores (the judge changed?)".into())
         } else {
             None
@@ -137,12 +165,20 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
                 diverged += 1;
                 println!("DIFF {name}: {p}");
             }
-            None => println!("same {name} (root {}, score {:.4})", &again.root_hash[..16],
-                again.verdict.as_ref().map_or(0.0, |v| v.scores.score)),
+            None => println!(
+                "same {name} (root {}, score {:.4})",
+                &again.root_hash[..16],
+                again.verdict.as_ref().map_or(0.0, |v| v.scores.score)
+            ),
         }
     }
     let _ = std::fs::remove_dir_all(&options.out);
-    println!("{} trials replayed, {} identical, {} diverged", records.len(), records.len() - diverged, diverged);
+    println!(
+        "{} trials replayed, {} identical, {} diverged",
+        records.len(),
+        records.len() - diverged,
+        diverged
+    );
     Ok(i32::from(diverged > 0))
 }
 
@@ -157,8 +193,16 @@ fn first_difference(old: &[u8], new: &[u8]) -> String {
         match (o.next(), n.next()) {
             (Some(a), Some(b)) if a == b => line += 1,
             (a, b) => {
-                let cut = |s: Option<&str>| s.map_or("<end of trace>".to_string(), |s| s.chars().take(300).collect());
-                return format!("trace line {line} differs:\n  recorded: {}\n  replayed: {}", cut(a), cut(b));
+                let cut = |s: Option<&str>| {
+                    s.map_or("<end of trace>".to_string(), |s| {
+                        s.chars().take(300).collect()
+                    })
+                };
+                return format!(
+                    "trace line {line} differs:\n  recorded: {}\n  replayed: {}",
+                    cut(a),
+                    cut(b)
+                );
             }
         }
     }

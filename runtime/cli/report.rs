@@ -62,14 +62,18 @@ pub fn journals(run: &Path) -> Result<Vec<PathBuf>> {
         .with_context(|| format!("reading {}", run.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with("journal") && n.ends_with(".jsonl")
-            })
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("journal") && n.ends_with(".jsonl"))
         })
         .collect();
     out.sort();
     if out.is_empty() {
-        return Err(UsageError(format!("{}: no journal.jsonl (not a run folder?)", run.display())).into());
+        return Err(UsageError(format!(
+            "{}: no journal.jsonl (not a run folder?)",
+            run.display()
+        ))
+        .into());
     }
     Ok(out)
 }
@@ -79,7 +83,8 @@ pub fn load_sourced(runs: &[PathBuf]) -> Result<Vec<(PathBuf, Sourced)>> {
     let mut all = Vec::new();
     for run in runs {
         for path in journals(run)? {
-            let file = std::fs::File::open(&path).with_context(|| format!("reading {}", path.display()))?;
+            let file = std::fs::File::open(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
             let name = path.display().to_string();
             let records = clawrun_report::read_journal(BufReader::new(file), &name)
                 .map_err(|e| anyhow!("{e}"))?;
@@ -95,14 +100,18 @@ pub fn load_sourced(runs: &[PathBuf]) -> Result<Vec<(PathBuf, Sourced)>> {
 
 /// Every record of `runs`.
 pub fn load_runs(runs: &[PathBuf]) -> Result<Vec<TrialRecord>> {
-    Ok(load_sourced(runs)?.into_iter().map(|(_, s)| s.record).collect())
+    Ok(load_sourced(runs)?
+        .into_iter()
+        .map(|(_, s)| s.record)
+        .collect())
 }
 
 /// Summarises `runs` and writes the requested outputs; `k` 0 = the trials per task.
 pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Result<()> {
     let sourced = load_sourced(runs)?;
-    let summary = Summary::from_records(sourced.iter().map(|(_, s)| s.clone()), (k > 0).then_some(k))
-        .map_err(|e| anyhow!("{e}"))?;
+    let summary =
+        Summary::from_records(sourced.iter().map(|(_, s)| s.clone()), (k > 0).then_some(k))
+            .map_err(|e| anyhow!("{e}"))?;
     if formats.json {
         println!("{}", clawrun_report::render_json(&summary));
     } else {
@@ -116,7 +125,10 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
         let mut views = Vec::new();
         for (run, s) in &sourced {
             let mut view = TrialView::load(run, s.record.clone()).map_err(|e| anyhow!("{e}"))?;
-            let changes = run.join(s.record.task_id.as_str()).join(s.record.trial.to_string()).join("changes.json");
+            let changes = run
+                .join(s.record.task_id.as_str())
+                .join(s.record.trial.to_string())
+                .join("changes.json");
             if let Ok(bytes) = std::fs::read(&changes) {
                 view.diff = serde_json::from_slice(&bytes).ok();
             }

@@ -121,7 +121,11 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
             "run folder: {}   report: {}{}",
             out.display(),
             html.display(),
-            if result.interrupted { "   (interrupted: continue with --resume)" } else { "" }
+            if result.interrupted {
+                "   (interrupted: continue with --resume)"
+            } else {
+                ""
+            }
         );
     }
     Ok(if result.interrupted { 130 } else { 0 })

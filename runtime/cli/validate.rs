@@ -54,7 +54,9 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
     };
     let tasks = prepare_tasks(&options, None)?;
     let harness = Harness::new()?;
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let mut failed = 0;
     for task in &tasks {
         let mut out = validate_task(&rt, &harness, task, &options.score)?;
@@ -65,7 +67,11 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
                 out.notes.push(format!("warning: {w}"));
             }
         }
-        let status = if out.errors.is_empty() { "ok  " } else { "FAIL" };
+        let status = if out.errors.is_empty() {
+            "ok  "
+        } else {
+            "FAIL"
+        };
         failed += usize::from(!out.errors.is_empty());
         println!("{status} {}", task.id());
         for e in &out.errors {
@@ -96,12 +102,25 @@ fn score_with(
     };
     let mut a = agent.build(task, None)?;
     let out = run_trial(rt, harness, task, 0, 0, a.as_mut(), user, &Limits::of(task))?;
-    Ok(rt.block_on(clawrun_judge::judge(&task.loaded.task, &out.evidence, None, score)))
+    Ok(rt.block_on(clawrun_judge::judge(
+        &task.loaded.task,
+        &out.evidence,
+        None,
+        score,
+    )))
 }
 
 /// Validates one prepared task.
-fn validate_task(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, score: &ScoreConfig) -> Result<Outcome> {
-    let mut out = Outcome { errors: Vec::new(), notes: Vec::new() };
+fn validate_task(
+    rt: &tokio::runtime::Runtime,
+    harness: &Harness,
+    task: &TaskEnv,
+    score: &ScoreConfig,
+) -> Result<Outcome> {
+    let mut out = Outcome {
+        errors: Vec::new(),
+        notes: Vec::new(),
+    };
     for leak in firewall::probe(harness, task)? {
         out.errors.push(format!("judge firewall: {leak}"));
     }
@@ -112,9 +131,12 @@ fn validate_task(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv
         .as_ref()
         .is_some_and(|u| u.enabled && u.script.is_none());
     if task.loaded.task.oracle.is_none() {
-        out.notes.push("no oracle: cannot check that the task is solvable".into());
+        out.notes
+            .push("no oracle: cannot check that the task is solvable".into());
     } else if multi_turn_without_script {
-        out.notes.push("multi-turn without user_agent.script: the oracle needs an LLM user; not run".into());
+        out.notes.push(
+            "multi-turn without user_agent.script: the oracle needs an LLM user; not run".into(),
+        );
     } else {
         let v = score_with(rt, harness, task, &AgentSpec::Oracle, score)?;
         if !v.scores.passed {
@@ -130,8 +152,15 @@ fn validate_task(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv
                 failing.join("; ")
             ));
         } else {
-            out.notes.push(format!("oracle passes: score {:.4}{}", v.scores.score,
-                if v.unjudged_weight > 0.0 { format!(" (unjudged weight {:.2} left out)", v.unjudged_weight) } else { String::new() }));
+            out.notes.push(format!(
+                "oracle passes: score {:.4}{}",
+                v.scores.score,
+                if v.unjudged_weight > 0.0 {
+                    format!(" (unjudged weight {:.2} left out)", v.unjudged_weight)
+                } else {
+                    String::new()
+                }
+            ));
         }
     }
     if !multi_turn_without_script {
@@ -142,7 +171,10 @@ fn validate_task(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv
                 v.scores.score
             ));
         } else {
-            out.notes.push(format!("do-nothing agent fails: score {:.4}", v.scores.score));
+            out.notes.push(format!(
+                "do-nothing agent fails: score {:.4}",
+                v.scores.score
+            ));
         }
     }
     Ok(out)

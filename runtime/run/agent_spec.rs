@@ -108,7 +108,11 @@ fn oracle_step(step: &clawrun_task::oracle::Step) -> Step {
     use clawrun_task::oracle::Step as S;
     match step {
         S::Call(c) => Step::Calls(vec![(c.call.clone(), c.args.clone())]),
-        S::Parallel(cs) => Step::Calls(cs.iter().map(|c| (c.call.clone(), c.args.clone())).collect()),
+        S::Parallel(cs) => Step::Calls(
+            cs.iter()
+                .map(|c| (c.call.clone(), c.args.clone()))
+                .collect(),
+        ),
         S::Say(text) => Step::Say(text.clone()),
     }
 }
@@ -119,14 +123,19 @@ pub fn read_script(path: &Path) -> Result<(Vec<Step>, String)> {
         .with_context(|| format!("reading the script {}", path.display()))?;
     let oracle = clawrun_task::oracle::Oracle::from_yaml(&text, &path.display().to_string())
         .map_err(|e| anyhow!("{e}"))?;
-    Ok((oracle.steps.iter().map(oracle_step).collect(), oracle.answer))
+    Ok((
+        oracle.steps.iter().map(oracle_step).collect(),
+        oracle.answer,
+    ))
 }
 
 /// The recorded trace of `task_id`/`trial` in run folder `run`.
 pub fn recorded_trace(run: &Path, task_id: &str, trial: u32) -> Result<Vec<Event>> {
-    let path = run.join(task_id).join(trial.to_string()).join("trace.jsonl");
+    let path = run
+        .join(task_id)
+        .join(trial.to_string())
+        .join("trace.jsonl");
     let file = std::fs::File::open(&path)
         .with_context(|| format!("opening the recorded trace {}", path.display()))?;
     read_trace(std::io::BufReader::new(file)).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
-

@@ -126,7 +126,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let plan = match options.faults.as_deref() {
         None | Some("none") => None,
         Some(arg) => Some(
-            plan_from_cli(arg, &FaultOptions::from_env(options.seed)).map_err(|e| anyhow!("{e}"))?,
+            plan_from_cli(arg, &FaultOptions::from_env(options.seed))
+                .map_err(|e| anyhow!("{e}"))?,
         ),
     };
     let tasks = prepare_tasks(options, plan.as_ref())?;
@@ -196,7 +197,10 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             let tx = tx.clone();
             let (cx, tasks, pending, next, stop) = (&cx, &tasks, &pending, &next, &stop);
             scope.spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
                     Ok(rt) => rt,
                     Err(e) => {
                         let _ = tx.send(Err(anyhow!("starting a worker: {e}")));
@@ -205,7 +209,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                 };
                 while !stop.load(Ordering::SeqCst) {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(&(t, trial)) = pending.get(i) else { break };
+                    let Some(&(t, trial)) = pending.get(i) else {
+                        break;
+                    };
                     let task = &tasks[t];
                     for attempt in 0..=options.infra_retries {
                         let result = run_and_record(&rt, cx, task, trial);
@@ -213,7 +219,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         if tx.send(result).is_err() {
                             return;
                         }
-                        if !infra || attempt == options.infra_retries || stop.load(Ordering::SeqCst) {
+                        if !infra || attempt == options.infra_retries || stop.load(Ordering::SeqCst)
+                        {
                             break;
                         }
                     }
@@ -228,7 +235,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                     ran += 1;
                     if record.status == Status::Scored {
                         scored += 1;
-                        passed += usize::from(record.verdict.as_ref().is_some_and(|v| v.scores.passed));
+                        passed +=
+                            usize::from(record.verdict.as_ref().is_some_and(|v| v.scores.passed));
                     }
                     if record.status == Status::Scored {
                         bar.inc(1);
@@ -238,7 +246,11 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                     bar.set_message(format!(
                         "pass {:.1}% ({passed}/{scored}){}",
                         100.0 * passed as f64 / scored.max(1) as f64,
-                        if infra > 0 { format!(", {infra} infra errors") } else { String::new() }
+                        if infra > 0 {
+                            format!(", {infra} infra errors")
+                        } else {
+                            String::new()
+                        }
                     ));
                 }
                 Err(e) => {
@@ -253,7 +265,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     })?;
     bar.finish_and_clear();
     if let Some(e) = first_error {
-        return Err(e.context("the run stopped; finished trials are in the journal (continue with --resume)"));
+        return Err(e.context(
+            "the run stopped; finished trials are in the journal (continue with --resume)",
+        ));
     }
     let (records, _) = super::journal::read_journal(&journal_path)?;
     Ok(RunResult {
@@ -297,12 +311,17 @@ fn write_run_json(options: &RunOptions, tasks: &[TaskEnv]) -> Result<()> {
 /// Sets `stop` on the first Ctrl-C; a second one exits at once.
 fn install_ctrl_c(stop: Arc<AtomicBool>) {
     std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
             return;
         };
         rt.block_on(async {
             if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\nclawrun: stopping after the trials in flight (Ctrl-C again to quit now)");
+                eprintln!(
+                    "\nclawrun: stopping after the trials in flight (Ctrl-C again to quit now)"
+                );
                 stop.store(true, Ordering::SeqCst);
                 if tokio::signal::ctrl_c().await.is_ok() {
                     std::process::exit(130);

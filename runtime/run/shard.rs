@@ -92,8 +92,16 @@ mod tests {
 
     #[test]
     fn parses_and_rejects() {
-        assert_eq!("1/4".parse::<Shard>().unwrap(), Shard { index: 1, count: 4 });
-        assert!("4/4".parse::<Shard>().unwrap_err().contains("below the count"));
+        assert_eq!(
+            "1/4".parse::<Shard>().unwrap(),
+            Shard { index: 1, count: 4 }
+        );
+        assert!(
+            "4/4"
+                .parse::<Shard>()
+                .unwrap_err()
+                .contains("below the count")
+        );
         assert!("x".parse::<Shard>().unwrap_err().contains("I/N"));
         assert!("1/0".parse::<Shard>().is_err());
     }

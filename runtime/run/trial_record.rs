@@ -107,8 +107,11 @@ pub fn run_and_record(
             (c.path, kind)
         })
         .collect();
-    std::fs::write(dir.join("changes.json"), serde_json::to_vec_pretty(&changes)?)
-        .with_context(|| format!("writing {}/changes.json", dir.display()))?;
+    std::fs::write(
+        dir.join("changes.json"),
+        serde_json::to_vec_pretty(&changes)?,
+    )
+    .with_context(|| format!("writing {}/changes.json", dir.display()))?;
 
     let infra = output.outcome == Outcome::InfraError;
     let verdict = if infra {
@@ -133,7 +136,11 @@ pub fn run_and_record(
         trial,
         seed: output.seed,
         agent: cx.agent.describe(),
-        status: if infra { Status::InfraError } else { Status::Scored },
+        status: if infra {
+            Status::InfraError
+        } else {
+            Status::Scored
+        },
         error: output.error.clone(),
         outcome: output.outcome,
         turns: output.turns,
@@ -168,7 +175,10 @@ fn simulated_user(
     }
     if let Some(config) = cx.user_model {
         let client = LlmClient::new(config.clone()).map_err(|e| anyhow!("{e}"))?;
-        return Ok(Some(Box::new(LlmUser::new(OwnedModel(client), &ua.persona))));
+        return Ok(Some(Box::new(LlmUser::new(
+            OwnedModel(client),
+            &ua.persona,
+        ))));
     }
     Err(anyhow!(
         "{}: a multi-turn task needs a simulated user: add `user_agent.script` to the task or pass --user-model openai:MODEL",

@@ -357,10 +357,16 @@ fn prompt_message(task: &TaskEnv) -> Result<Message> {
                 data: base64::engine::general_purpose::STANDARD.encode(&bytes),
             }),
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => content.push(Block::text(format!("<attachment path=\"{path}\">\n{text}\n</attachment>"))),
-                Err(_) => content.push(Block::text(format!("[attachment {path}: binary file, not shown]"))),
+                Ok(text) => content.push(Block::text(format!(
+                    "<attachment path=\"{path}\">\n{text}\n</attachment>"
+                ))),
+                Err(_) => content.push(Block::text(format!(
+                    "[attachment {path}: binary file, not shown]"
+                ))),
             },
-            Err(e) => content.push(Block::text(format!("[attachment {path} could not be read: {e}]"))),
+            Err(e) => content.push(Block::text(format!(
+                "[attachment {path} could not be read: {e}]"
+            ))),
         }
     }
     Ok(Message {

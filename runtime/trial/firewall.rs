@@ -65,18 +65,29 @@ pub fn probe(harness: &Harness, task: &TaskEnv) -> Result<Vec<String>> {
     let mut env = task.fork(0, 0);
     let mut seen = String::new();
     // Files the Execution phase holds must be exactly the workspace files.
-    let placed: BTreeSet<String> = task.loaded.workspace_files()?.into_iter().map(|(p, _)| p).collect();
+    let placed: BTreeSet<String> = task
+        .loaded
+        .workspace_files()?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
     let mut leaks = Vec::new();
     for (path, _, kind) in env.vfs.walk("/")? {
         if kind == crate::vfs::NodeKind::File && !placed.contains(&path) {
-            leaks.push(format!("{path} exists during Execution but is not a workspace file"));
+            leaks.push(format!(
+                "{path} exists during Execution but is not a workspace file"
+            ));
         }
     }
     for (name, args) in calls {
         let vfs = std::mem::take(&mut env.vfs);
         let outcome = harness.toolbox.call(
             &harness.sandbox,
-            ToolCall { name, args: &args, state: &ToolState::default() },
+            ToolCall {
+                name,
+                args: &args,
+                state: &ToolState::default(),
+            },
             vfs,
             &env.tool_env(),
         )?;
@@ -86,13 +97,17 @@ pub fn probe(harness: &Harness, task: &TaskEnv) -> Result<Vec<String>> {
     }
     for (label, needle) in secrets {
         if seen.contains(&needle) {
-            leaks.push(format!("{label} is visible during Execution (found {needle:?})"));
+            leaks.push(format!(
+                "{label} is visible during Execution (found {needle:?})"
+            ));
         }
     }
     for line in seen.lines() {
         let l = line.trim_end();
         if (l.ends_with("task.yaml") || l.ends_with("grader.py") || l.starts_with("/judge"))
-            && !["No such file", "does not exist", "not found"].iter().any(|m| l.contains(m))
+            && !["No such file", "does not exist", "not found"]
+                .iter()
+                .any(|m| l.contains(m))
         {
             leaks.push(format!("listed during Execution: {l}"));
         }
@@ -108,7 +123,9 @@ pub fn fixture_paths(task: &TaskEnv) -> Vec<String> {
         .services
         .iter()
         .flat_map(|s| s.env.values())
-        .filter(|v| v.contains("/fixtures/") && v.rsplit('/').next().is_some_and(|f| f.contains('.')))
+        .filter(|v| {
+            v.contains("/fixtures/") && v.rsplit('/').next().is_some_and(|f| f.contains('.'))
+        })
         .cloned()
         .collect();
     out.sort();

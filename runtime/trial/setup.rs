@@ -10,7 +10,9 @@ use std::path::Path;
 use clawrun_task::LoadedTask;
 
 use super::presentation::{self, SYSTEM_TOOLS};
-use crate::faults::{FaultInjector, FaultPlan, LoadOptions as FaultOptions, SharedInjector, Source};
+use crate::faults::{
+    FaultInjector, FaultPlan, LoadOptions as FaultOptions, SharedInjector, Source,
+};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::services::{self, Router, ServiceSet, Timestamp, ToolEndpoint};
@@ -80,7 +82,11 @@ pub struct TrialEnv {
 
 impl TaskEnv {
     /// Prepares `loaded` from `suite`, adding `run_plan`'s rules after the task's own.
-    pub fn prepare(suite_root: &Path, loaded: LoadedTask, run_plan: Option<&FaultPlan>) -> Result<Self> {
+    pub fn prepare(
+        suite_root: &Path,
+        loaded: LoadedTask,
+        run_plan: Option<&FaultPlan>,
+    ) -> Result<Self> {
         let task = &loaded.task;
         let epoch = Duration::from_secs(
             task.epoch
@@ -121,7 +127,11 @@ impl TaskEnv {
             if SYSTEM_TOOLS.contains(&t.name.as_str()) {
                 continue;
             }
-            tools.push(presentation::task_tool(&t.name, &t.description, &t.input_schema));
+            tools.push(presentation::task_tool(
+                &t.name,
+                &t.description,
+                &t.input_schema,
+            ));
         }
         let suffix = task
             .user_agent
@@ -184,7 +194,11 @@ impl TaskEnv {
     pub fn fork(&self, run_seed: u64, trial: u32) -> TrialEnv {
         let seed = crate::faults::trial_seed(run_seed, self.id(), trial);
         let clock = VirtualClock::new(self.epoch);
-        let plan = self.plan.clone().with_seed(run_seed).for_trial(self.id(), trial);
+        let plan = self
+            .plan
+            .clone()
+            .with_seed(run_seed)
+            .for_trial(self.id(), trial);
         let faults = SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone()));
         TrialEnv {
             vfs: self.base_vfs.fork(),

@@ -151,7 +151,11 @@ pub fn snapshot_files(vfs: &Vfs, patterns: &[String]) -> Vec<SnapshotFile> {
 /// The commands the Judge phase runs: `env_snapshot_commands`, then every rubric `command`
 /// check's command (each once, in rubric order).
 pub fn judge_commands(task: &clawrun_task::Task) -> Vec<&str> {
-    let mut out: Vec<&str> = task.env_snapshot_commands.iter().map(String::as_str).collect();
+    let mut out: Vec<&str> = task
+        .env_snapshot_commands
+        .iter()
+        .map(String::as_str)
+        .collect();
     let checks = task
         .scoring_components
         .iter()

@@ -5,7 +5,7 @@
 //! - [`evidence`]: what the judge looks at.
 //! - [`checks`]: the deterministic checks; [`llm`]: the LLM judge; [`safety`]: safety gates
 //!   ([`secrets`] for credential scanning).
-//! - [`robustness`], [`score`]: Claw-Eval's formulas; [`config`]: their weights.
+//! - [`robustness`](mod@robustness), [`score`]: Claw-Eval's formulas; [`config`]: their weights.
 //! - [`log`]: the judge model calls made.
 //!
 //! `expected_actions` in task.yaml are documentation in Claw-Eval and are not scored here.

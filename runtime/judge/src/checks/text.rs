@@ -40,8 +40,9 @@ fn same_number(a: &str, b: &str) -> bool {
             || (!af.is_empty() && !bf.is_empty() && (af.starts_with(&bf) || bf.starts_with(&af))))
 }
 
-/// Keywords grouped into alternatives: keywords writing the same number ([`same_number`]) form
-/// one group, every other keyword is a group of its own; groups keep first-appearance order.
+/// Keywords grouped into alternatives: keywords writing the same number (`2602` / `2,602`,
+/// `1400.30` / `1400.306`) form one group, every other keyword is a group of its own; groups
+/// keep first-appearance order.
 pub fn keyword_groups(keywords: &[String]) -> Vec<Vec<&str>> {
     let mut groups: Vec<Vec<&str>> = Vec::new();
     for k in keywords {
