@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
+use clawrun_agents::Complete;
 use clawrun_agents::llm::{LlmClient, ModelConfig};
 use clawrun_agents::trace::{Event, Outcome};
-use clawrun_agents::{AgentError, Complete, Conversation, Usage};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::{Group, Status, TrialRecord};
 
@@ -32,36 +32,6 @@ pub struct TrialContext<'a> {
     pub max_tokens: Option<u64>,
     /// Score weights and threshold.
     pub score: &'a ScoreConfig,
-}
-
-/// The LLM client as a text-completing model.
-pub struct ClientModel<'a>(pub &'a LlmClient);
-
-#[async_trait::async_trait]
-impl Complete for ClientModel<'_> {
-    fn describe(&self) -> String {
-        self.0.describe()
-    }
-
-    async fn complete(&self, conversation: &Conversation) -> Result<(String, Usage), AgentError> {
-        let reply = self.0.complete(conversation).await?;
-        Ok((reply.message.text(), reply.usage))
-    }
-}
-
-/// An owned LLM client as a text-completing model (the simulated user keeps one).
-struct OwnedModel(LlmClient);
-
-#[async_trait::async_trait]
-impl Complete for OwnedModel {
-    fn describe(&self) -> String {
-        self.0.describe()
-    }
-
-    async fn complete(&self, conversation: &Conversation) -> Result<(String, Usage), AgentError> {
-        let reply = self.0.complete(conversation).await?;
-        Ok((reply.message.text(), reply.usage))
-    }
 }
 
 /// Runs, judges and records trial `trial` of `task`.
@@ -117,11 +87,10 @@ pub fn run_and_record(
     let verdict = if infra {
         None
     } else {
-        let model = cx.judge.map(ClientModel);
         Some(rt.block_on(clawrun_judge::judge(
             &task.loaded.task,
             &output.evidence,
-            model.as_ref().map(|m| m as &dyn Complete),
+            cx.judge.map(|m| m as &dyn Complete),
             cx.score,
         )))
     };
@@ -175,10 +144,7 @@ fn simulated_user(
     }
     if let Some(config) = cx.user_model {
         let client = LlmClient::new(config.clone()).map_err(|e| anyhow!("{e}"))?;
-        return Ok(Some(Box::new(LlmUser::new(
-            OwnedModel(client),
-            &ua.persona,
-        ))));
+        return Ok(Some(Box::new(LlmUser::new(client, &ua.persona))));
     }
     Err(anyhow!(
         "{}: a multi-turn task needs a simulated user: add `user_agent.script` to the task or pass --user-model openai:MODEL",
