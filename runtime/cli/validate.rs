@@ -163,6 +163,18 @@ fn validate_task(
             ));
         }
     }
+    if !multi_turn_without_script && let Some(careless) = careless_script(task)? {
+        let v = score_with(rt, harness, task, &careless, score)?;
+        if v.scores.passed {
+            out.errors.push(format!(
+                "the careless agent (careless.yaml) passes (score {:.4}): the rubric does not catch the trap",
+                v.scores.score
+            ));
+        } else {
+            out.notes
+                .push(format!("careless agent fails: score {:.4}", v.scores.score));
+        }
+    }
     if !multi_turn_without_script {
         let v = score_with(rt, harness, task, &AgentSpec::Idle, score)?;
         if v.scores.passed {
@@ -179,3 +191,18 @@ fn validate_task(
     }
     Ok(out)
 }
+
+/// The task's `careless.yaml` (an agent that takes the trap, in the oracle format), as a
+/// scripted agent, if the task folder has one.
+fn careless_script(task: &TaskEnv) -> Result<Option<AgentSpec>> {
+    let Ok(bytes) = task.loaded.read_task_file(CARELESS_FILE) else {
+        return Ok(None);
+    };
+    let origin = format!("{}/{CARELESS_FILE}", task.loaded.dir);
+    let text = String::from_utf8(bytes).map_err(|_| anyhow!("{origin}: not UTF-8"))?;
+    let script = clawrun_task::Oracle::from_yaml(&text, &origin).map_err(|e| anyhow!("{e}"))?;
+    Ok(Some(AgentSpec::Inline("careless".into(), script)))
+}
+
+/// The file holding a task's careless agent.
+pub const CARELESS_FILE: &str = "careless.yaml";

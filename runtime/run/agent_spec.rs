@@ -22,6 +22,8 @@ pub enum AgentSpec {
     Model(ModelConfig),
     /// Answers at once without doing anything (what `validate` checks a rubric against).
     Idle,
+    /// A named script already read (e.g. a task's careless agent), played without retries.
+    Inline(String, clawrun_task::Oracle),
 }
 
 impl AgentSpec {
@@ -51,6 +53,7 @@ impl AgentSpec {
             AgentSpec::Scripted(p) => format!("scripted:{}", p.display()),
             AgentSpec::Replay(p) => format!("replay:{}", p.display()),
             AgentSpec::Model(m) => m.describe(),
+            AgentSpec::Inline(name, _) => name.clone(),
         }
     }
 
@@ -90,6 +93,12 @@ impl AgentSpec {
                     RetryPolicy::NONE,
                 ))
             }
+            AgentSpec::Inline(name, script) => Box::new(ScriptAgent::new(
+                name.clone(),
+                script.steps.iter().map(oracle_step).collect(),
+                script.answer.clone(),
+                RetryPolicy::NONE,
+            )),
             AgentSpec::Replay(run) => {
                 let events = recorded.ok_or_else(|| {
                     anyhow!("{}: no recorded trace for {}", run.display(), task.id())

@@ -93,3 +93,26 @@ pub fn latest(records: Vec<TrialRecord>) -> BTreeMap<(String, u32), TrialRecord>
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_torn_last_line_is_dropped_and_cut_before_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let whole = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/journal_line.json"
+        ))
+        .unwrap();
+        let whole = whole.trim_end();
+        std::fs::write(&path, format!("{whole}\n{}", &whole[..whole.len() / 2])).unwrap();
+        let (mut journal, records) = Journal::open(&path).unwrap();
+        assert_eq!(records.len(), 1);
+        journal.append(&records[0]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, format!("{whole}\n{whole}\n"));
+    }
+}

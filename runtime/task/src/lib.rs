@@ -29,6 +29,8 @@ pub mod paths;
 mod read;
 mod refs;
 pub mod service;
+pub mod sidecar;
+mod source;
 pub mod suite;
 pub mod user_script;
 mod validate;
@@ -46,5 +48,6 @@ pub use model::{
 pub use oracle::{Oracle, Step, ToolCall};
 pub use refs::is_path_var;
 pub use service::{ServiceSpec, TaskServices, ToolEndpoint};
+pub use sidecar::{SIDECAR_FIELDS, SIDECAR_FILE, Sidecar};
 pub use suite::{Suite, TASK_FILE};
 pub use user_script::{ScriptedUser, UserReply, UserRule, UserScript};

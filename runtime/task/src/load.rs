@@ -6,6 +6,8 @@ use crate::error::{Diagnostic, Error};
 use crate::model::{Group, Prompt, SystemTool, Task, UserAgent};
 use crate::oracle::Oracle;
 use crate::read::{Cx, FromNode, Map};
+use crate::sidecar::{Sidecar, read_sidecar};
+use crate::source::{Report, Source, Sources};
 use crate::yaml::{Node, Pos, Value};
 
 /// Top-level fields of a task.yaml (Claw-Eval's, then ours).
@@ -46,11 +48,13 @@ pub const TASK_FIELDS: &[&str] = &[
 /// A parsed task with the node tree it came from (for positions) and its warnings.
 #[derive(Clone, Debug)]
 pub struct Parsed {
-    /// The task.
+    /// The task (with the sidecar's extensions merged in).
     pub task: Task,
-    /// The positioned YAML tree of the file.
+    /// The positioned YAML tree of task.yaml.
     pub root: Node,
-    /// Warnings (unknown fields, suspicious values, ...).
+    /// The `clawrun.yaml` sidecar merged in, if any (its tree and the fields it set).
+    pub sidecar: Option<Sidecar>,
+    /// Warnings (unknown fields, suspicious values, ...), task.yaml's first.
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -60,26 +64,92 @@ impl Task {
     ///
     /// [`Suite::load`]: crate::Suite::load
     pub fn from_yaml(text: &str, file: &str) -> Result<Parsed, Error> {
-        let root = parse_yaml(text, file)?;
+        Self::from_yaml_with_sidecar(text, file, None)
+    }
+
+    /// Like [`Task::from_yaml`], with the text and file name of a `clawrun.yaml` sidecar whose
+    /// extensions are merged into the task (see [`sidecar`](crate::sidecar)). The sidecar is
+    /// read on its own, so its diagnostics name its file and its lines; validation sees the
+    /// merged task, and reports each field in the file that sets it.
+    pub fn from_yaml_with_sidecar(
+        text: &str,
+        file: &str,
+        sidecar: Option<(&str, &str)>,
+    ) -> Result<Parsed, Error> {
+        let root = parse_yaml(text, file);
+        let side_root = sidecar.map(|(t, f)| parse_yaml(t, f)).transpose();
+        let (root, side_root) = match (root, side_root) {
+            (Ok(r), Ok(s)) => (r, s),
+            (r, s) => {
+                let mut d = Vec::new();
+                for e in [r.err(), s.err()].into_iter().flatten() {
+                    d.extend(e.diagnostics().iter().cloned());
+                }
+                return Err(Error::Invalid(sorted_in(d, file)));
+            }
+        };
         let mut cx = Cx::new(text, file);
-        let task = read_task(&mut cx, &root);
+        let mut task = read_task(&mut cx, &root);
+        let mut diags = cx.diags;
+        let side = match (sidecar, side_root) {
+            (Some((side_text, side_file)), Some(side_root)) => {
+                let mut scx = Cx::new(side_text, side_file);
+                let (ext, fields) = read_sidecar(&mut scx, &side_root, &root);
+                diags.extend(scx.diags);
+                if let Some(t) = &mut task {
+                    ext.merge_into(t);
+                }
+                Some((
+                    side_text,
+                    Sidecar {
+                        file: side_file.to_string(),
+                        root: side_root,
+                        fields,
+                    },
+                ))
+            }
+            _ => None,
+        };
         if let Some(task) = &task {
-            crate::validate::validate(&mut cx, task, &root);
+            let main = Source {
+                file,
+                text,
+                root: &root,
+            };
+            let srcs = Sources::new(main, side.as_ref().map(|(t, s)| (s, *t)));
+            let mut r = Report::new(&srcs);
+            crate::validate::validate(&mut r, task);
+            diags.extend(r.diags);
         }
         match task {
-            Some(task) if !cx.failed() => Ok(Parsed {
+            Some(task) if !diags.iter().any(Diagnostic::is_error) => Ok(Parsed {
                 task,
                 root,
-                warnings: sorted(cx.diags),
+                sidecar: side.map(|(_, s)| s),
+                warnings: sorted_in(diags, file),
             }),
-            _ => Err(Error::Invalid(sorted(cx.diags))),
+            _ => Err(Error::Invalid(sorted_in(diags, file))),
         }
     }
 }
 
 /// Errors first, then warnings, each in file order (those without a position last).
-pub(crate) fn sorted(mut d: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    d.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.pos.is_none(), d.pos));
+pub(crate) fn sorted(d: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let first = d.first().map(|d| d.file.clone()).unwrap_or_default();
+    sorted_in(d, &first)
+}
+
+/// Errors first, then warnings; within each, those of `main` (task.yaml) before those of
+/// other files (the sidecar), each in file order (those without a position last).
+pub(crate) fn sorted_in(mut d: Vec<Diagnostic>, main: &str) -> Vec<Diagnostic> {
+    d.sort_by_key(|d| {
+        (
+            std::cmp::Reverse(d.severity),
+            d.file != main,
+            d.pos.is_none(),
+            d.pos,
+        )
+    });
     d
 }
 
@@ -112,7 +182,7 @@ pub fn parse_yaml(text: &str, file: &str) -> Result<Node, Error> {
     })
 }
 
-fn read_task(cx: &mut Cx<'_>, root: &Node) -> Option<Task> {
+pub(crate) fn read_task(cx: &mut Cx<'_>, root: &Node) -> Option<Task> {
     if root.value == Value::Null {
         let hint = "a task file starts with `task_id: ...` and `prompt: {text: ...}`";
         cx.error(
@@ -256,7 +326,7 @@ fn read_prompt(cx: &mut Cx<'_>, n: &Node, at: Option<Pos>) -> Option<Prompt> {
     })
 }
 
-fn read_system_tools(cx: &mut Cx<'_>, n: &Node) -> Option<Vec<SystemTool>> {
+pub(crate) fn read_system_tools(cx: &mut Cx<'_>, n: &Node) -> Option<Vec<SystemTool>> {
     let names: Vec<String> = Vec::read(cx, n, "system_tools")?;
     let items: &[Node] = match &n.value {
         Value::Seq(items) => items,
@@ -280,7 +350,7 @@ fn read_system_tools(cx: &mut Cx<'_>, n: &Node) -> Option<Vec<SystemTool>> {
     Some(out)
 }
 
-fn read_epoch(cx: &mut Cx<'_>, n: &Node) -> Option<i64> {
+pub(crate) fn read_epoch(cx: &mut Cx<'_>, n: &Node) -> Option<i64> {
     let text = String::read(cx, n, "epoch")?;
     match parse_epoch(&text) {
         Ok(t) => Some(t),
@@ -292,7 +362,7 @@ fn read_epoch(cx: &mut Cx<'_>, n: &Node) -> Option<i64> {
     }
 }
 
-fn read_group(cx: &mut Cx<'_>, n: &Node) -> Option<Group> {
+pub(crate) fn read_group(cx: &mut Cx<'_>, n: &Node) -> Option<Group> {
     let text = String::read(cx, n, "group")?;
     let g = Group::parse(&text);
     if g.is_none() {

@@ -7,6 +7,7 @@ use cap_std::fs::Dir;
 use crate::error::{Diagnostic, FileError};
 use crate::model::Task;
 use crate::paths::{self, Files, clean, join, read_file, read_tree};
+use crate::sidecar::Sidecar;
 use crate::suite::{Suite, TASK_FILE};
 
 /// A task loaded from its folder: the model, its warnings, its hash, and access to its files.
@@ -18,9 +19,11 @@ pub struct LoadedTask {
     pub dir: String,
     /// Warnings (unknown fields, missing referenced files, ...), errors never.
     pub warnings: Vec<Diagnostic>,
-    /// blake3 over task.yaml and every file the task references (paths as written, so the
+    /// blake3 over task.yaml, the sidecar (if any) and every file the task references (paths as written, so the
     /// same task hashes the same on every machine and wherever its folder sits).
     pub hash: blake3::Hash,
+    /// The `clawrun.yaml` sidecar merged into the task, if the folder has one.
+    pub sidecar: Option<Sidecar>,
     pub(crate) dir_handle: Dir,
     pub(crate) suite: Suite,
 }
@@ -29,6 +32,16 @@ impl LoadedTask {
     /// The task file's path relative to the suite root (`tasks/T002_email_triage/task.yaml`).
     pub fn file(&self) -> String {
         join(&self.dir, TASK_FILE)
+    }
+
+    /// The file that sets field `path` (`faults`, `oracle.steps[0].call`,
+    /// `user_agent.script`): the sidecar's path for the fields it set, else task.yaml's.
+    /// Positions inside a field (such as those of the `faults` node tree) are in this file.
+    pub fn field_file(&self, path: &str) -> String {
+        match &self.sidecar {
+            Some(s) if s.holds(path) => s.file.clone(),
+            _ => self.file(),
+        }
     }
 
     /// The suite the task came from.

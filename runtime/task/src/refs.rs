@@ -6,12 +6,11 @@ use std::collections::BTreeMap;
 use cap_std::fs::Dir;
 
 use crate::error::{FileError, FileProblem, problem};
-use crate::load::node_at;
 use crate::model::Task;
 use crate::paths::{Files, clean, join, read_tree};
-use crate::read::Cx;
+use crate::sidecar::SIDECAR_FILE;
+use crate::source::Report;
 use crate::suite::{Suite, TASK_FILE};
-use crate::yaml::{Node, Pos};
 
 /// Environment variables of a `services:` entry that name fixture paths (relative to the
 /// suite root).
@@ -27,8 +26,6 @@ pub(crate) struct Refs<'a> {
     pub handle: &'a Dir,
     /// Its path relative to the suite root.
     pub dir: &'a str,
-    /// The task file's node tree (for positions).
-    pub root: &'a Node,
 }
 
 /// The task-relative file references: (field path, path as written).
@@ -54,27 +51,24 @@ pub(crate) fn task_refs(task: &Task) -> Vec<(String, &str)> {
 }
 
 impl Refs<'_> {
-    /// Checks every reference, recording diagnostics.
-    pub fn check(&self, cx: &mut Cx<'_>, task: &Task) {
-        let pos = |f: &str| node_at(self.root, f).and_then(|n| n.pos);
+    /// Checks every reference, recording diagnostics (each in the file of its field).
+    pub fn check(&self, r: &mut Report<'_>, task: &Task) {
         if let Some(folder) = self.dir.rsplit('/').next().filter(|f| !f.is_empty())
             && folder != task.task_id
         {
-            cx.warn(
+            r.warn(
                 "task_id",
-                pos("task_id"),
                 format!("`{}` differs from the folder name `{folder}`", task.task_id),
-                Some("Claw-Eval's task ids equal their folder names; rename one".into()),
+                "Claw-Eval's task ids equal their folder names; rename one",
             );
         }
         for (field, path) in task_refs(task) {
             let want_dir = field == "workspace" || field == "judge";
             match self.stat(path) {
-                Ok(is_dir) if want_dir && !is_dir => cx.error(
+                Ok(is_dir) if want_dir && !is_dir => r.error(
                     &field,
-                    pos(&field),
                     format!("`{path}` is a file, not a folder"),
-                    Some(format!("`{field}:` names a folder relative to the task folder")),
+                    format!("`{field}:` names a folder relative to the task folder"),
                 ),
                 Ok(_) => {}
                 Err(FileProblem::NotFound) => {
@@ -84,17 +78,16 @@ impl Refs<'_> {
                                 relative to the task folder (Claw-Eval never found it either)"
                             .into();
                     }
-                    cx.warn(&field, pos(&field), format!("referenced file missing: `{path}`"), Some(hint));
+                    r.warn(&field, format!("referenced file missing: `{path}`"), hint);
                 }
-                Err(p) => cx.error(
+                Err(p) => r.error(
                     &field,
-                    pos(&field),
                     format!("`{path}`: {}", escape_message(&p, "the task folder")),
-                    Some("name a file inside the task folder, relative to it (no `..`, no absolute paths, no symlinks out)".into()),
+                    "name a file inside the task folder, relative to it (no `..`, no absolute paths, no symlinks out)",
                 ),
             }
         }
-        self.check_services(cx, task, &pos);
+        self.check_services(r, task);
     }
 
     /// Whether `path` (task-relative) is a folder; its problem otherwise.
@@ -108,7 +101,7 @@ impl Refs<'_> {
         meta.map(|m| m.is_dir()).map_err(|e| problem(&e))
     }
 
-    fn check_services(&self, cx: &mut Cx<'_>, task: &Task, pos: &dyn Fn(&str) -> Option<Pos>) {
+    fn check_services(&self, r: &mut Report<'_>, task: &Task) {
         // Suite-relative fixture paths, for the exposure warning.
         let mut fixtures: Vec<(String, String, String)> = Vec::new();
         for (i, s) in task.services.iter().enumerate() {
@@ -119,17 +112,15 @@ impl Refs<'_> {
                 let field = format!("services[{i}].env.{var}");
                 match self.suite.resolve_suite_path(value) {
                     Ok(p) => fixtures.push((p, s.name.clone(), var.clone())),
-                    Err(FileError { problem: FileProblem::NotFound, .. }) => cx.warn(
+                    Err(FileError { problem: FileProblem::NotFound, .. }) => r.warn(
                         &field,
-                        pos(&field),
                         format!("referenced file missing: `{value}`"),
-                        Some("fixture paths are relative to the suite root (the folder holding `tasks/`)".into()),
+                        "fixture paths are relative to the suite root (the folder holding `tasks/`)",
                     ),
-                    Err(e) => cx.error(
+                    Err(e) => r.error(
                         &field,
-                        pos(&field),
                         format!("`{value}`: {}", escape_message(&e.problem, "the suite root")),
-                        Some("name a fixture inside the suite, relative to its root".into()),
+                        "name a fixture inside the suite, relative to its root",
                     ),
                 }
             }
@@ -143,14 +134,13 @@ impl Refs<'_> {
             for (fx, service, var) in &fixtures {
                 if full == *fx || full.starts_with(&format!("{fx}/")) {
                     let field = format!("sandbox_files[{i}]");
-                    cx.warn(
+                    r.warn(
                         &field,
-                        pos(&field),
                         format!(
                             "`{p}` is also the fixture of service `{service}` ({var}): it exposes \
                              the service's data in /workspace; an agent can skip the service"
                         ),
-                        Some("drop it from sandbox_files unless the task means the agent to read it directly".into()),
+                        "drop it from sandbox_files unless the task means the agent to read it directly",
                     );
                     break;
                 }
@@ -158,14 +148,26 @@ impl Refs<'_> {
         }
     }
 
-    /// The task's hash; a referenced file that exists but cannot be read (a symlink out of a
-    /// folder tree, ...) is an error naming its field.
-    pub fn hash(&self, text: &str, task: &Task) -> Result<blake3::Hash, FileError> {
+    /// The task's hash over task.yaml, the sidecar's text `side` (when there is one) and
+    /// every referenced file; a referenced file that exists but cannot be read (a symlink out
+    /// of a folder tree, ...) is an error naming its field.
+    pub fn hash(
+        &self,
+        text: &str,
+        side: Option<&str>,
+        task: &Task,
+    ) -> Result<blake3::Hash, FileError> {
         let mut entries: BTreeMap<(String, String), Option<blake3::Hash>> = BTreeMap::new();
         entries.insert(
             (TASK_FILE.into(), String::new()),
             Some(blake3::hash(text.as_bytes())),
         );
+        if let Some(side) = side {
+            entries.insert(
+                (SIDECAR_FILE.into(), String::new()),
+                Some(blake3::hash(side.as_bytes())),
+            );
+        }
         let label = |f: &str| f.split('[').next().unwrap_or(f).to_string();
         for (field, path) in task_refs(task) {
             let files = read_tree(self.handle, &field, path);

@@ -9,12 +9,13 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
 use crate::error::{Diagnostic, Error, FileError, FileProblem, problem};
-use crate::load::{node_at, sorted};
+use crate::load::sorted_in;
 use crate::loaded::LoadedTask;
 use crate::model::Task;
 use crate::paths::{Files, clean, join, read_file, read_tree};
-use crate::read::Cx;
 use crate::refs::{Refs, escape_message};
+use crate::sidecar::SIDECAR_FILE;
+use crate::source::{Report, Source, Sources};
 
 /// The name of a task's file.
 pub const TASK_FILE: &str = "task.yaml";
@@ -98,7 +99,8 @@ impl Suite {
         }
     }
 
-    /// Parses, validates and hashes the task in folder `rel_dir` (relative to the root).
+    /// Parses, validates and hashes the task in folder `rel_dir` (relative to the root),
+    /// merging the folder's `clawrun.yaml` sidecar into it when there is one.
     pub fn load(&self, rel_dir: &str) -> Result<LoadedTask, Error> {
         let dir = clean(rel_dir).map_err(|problem| Error::Io {
             file: rel_dir.to_string(),
@@ -114,31 +116,47 @@ impl Suite {
         let text = handle
             .read_to_string(TASK_FILE)
             .map_err(|e| io(&file, &e))?;
-        let parsed = Task::from_yaml(&text, &file)?;
-        let mut cx = Cx::new(&text, &file);
-        cx.diags = parsed.warnings;
+        let side_file = join(&dir, SIDECAR_FILE);
+        let side_text = match handle.read_to_string(SIDECAR_FILE) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io(&side_file, &e)),
+        };
+        let sidecar = side_text.as_deref().map(|t| (t, side_file.as_str()));
+        let parsed = Task::from_yaml_with_sidecar(&text, &file, sidecar)?;
+        let main = Source {
+            file: &file,
+            text: &text,
+            root: &parsed.root,
+        };
+        let srcs = Sources::new(main, parsed.sidecar.as_ref().zip(side_text.as_deref()));
+        let mut report = Report::new(&srcs);
+        report.diags = parsed.warnings.clone();
         let refs = Refs {
             suite: self,
             handle: &handle,
             dir: &dir,
-            root: &parsed.root,
         };
-        refs.check(&mut cx, &parsed.task);
-        if cx.failed() {
-            return Err(Error::Invalid(sorted(cx.diags)));
+        refs.check(&mut report, &parsed.task);
+        let diags = sorted_in(report.diags, &file);
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(Error::Invalid(diags));
         }
-        let hash = refs.hash(&text, &parsed.task).map_err(|e| {
-            let pos = node_at(&parsed.root, &e.field).and_then(|n| n.pos);
-            let msg = format!("`{}`: {}", e.path, escape_message(&e.problem, "its folder"));
-            let hint = "task files must be regular files or folders inside the task folder";
-            let d = Diagnostic::error(&file, &e.field, msg).at(pos).hint(hint);
-            Error::Invalid(vec![d])
-        })?;
+        let hash = refs
+            .hash(&text, side_text.as_deref(), &parsed.task)
+            .map_err(|e| {
+                let msg = format!("`{}`: {}", e.path, escape_message(&e.problem, "its folder"));
+                let hint = "task files must be regular files or folders inside the task folder";
+                let mut r = Report::new(&srcs);
+                r.error(&e.field, msg, hint);
+                Error::Invalid(r.diags)
+            })?;
         Ok(LoadedTask {
             task: parsed.task,
             dir,
-            warnings: sorted(cx.diags),
+            warnings: diags,
             hash,
+            sidecar: parsed.sidecar,
             dir_handle: handle,
             suite: self.clone(),
         })

@@ -8,12 +8,12 @@ use regex::RegexBuilder;
 use crate::check::Check;
 use crate::load::node_at;
 use crate::model::{SystemTool, Task};
-use crate::read::Cx;
-use crate::yaml::{Node, Pos, Value};
+use crate::source::Report;
+use crate::yaml::{Node, Value};
 
-/// Runs every check, recording diagnostics in `cx`.
-pub(crate) fn validate(cx: &mut Cx<'_>, task: &Task, root: &Node) {
-    let v = &mut V { cx, root };
+/// Runs every check on the (merged) task, recording diagnostics in `r`.
+pub(crate) fn validate(r: &mut Report<'_>, task: &Task) {
+    let v = &mut V { r };
     v.tools(task);
     let mut sum = 0.0;
     for (i, c) in task.scoring_components.iter().enumerate() {
@@ -23,10 +23,9 @@ pub(crate) fn validate(cx: &mut Cx<'_>, task: &Task, root: &Node) {
         v.check(task, &format!("{base}.check"), &c.check);
     }
     if !task.scoring_components.is_empty() && (sum - 1.0).abs() > 0.01 {
-        let pos = v.pos("scoring_components");
         let msg = format!("the weights sum to {}, not 1", round(sum));
         let hint = "Claw-Eval's components share the completion score; make them sum to 1";
-        v.cx.warn("scoring_components", pos, msg, Some(hint.into()));
+        v.warn("scoring_components", msg, hint);
     }
     for (i, r) in task.rubric.iter().enumerate() {
         let base = format!("rubric[{i}]");
@@ -46,25 +45,18 @@ fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The validator: the context and the file's node tree (for positions).
-struct V<'a, 'c> {
-    cx: &'a mut Cx<'c>,
-    root: &'a Node,
+/// The validator: the report, which knows each field's file (for positions and text).
+struct V<'a, 'r> {
+    r: &'a mut Report<'r>,
 }
 
 impl V<'_, '_> {
-    fn pos(&self, path: &str) -> Option<Pos> {
-        node_at(self.root, path).and_then(|n| n.pos)
-    }
-
     fn error(&mut self, path: &str, msg: impl Into<String>, hint: &str) {
-        let pos = self.pos(path);
-        self.cx.error(path, pos, msg, Some(hint.to_string()));
+        self.r.error(path, msg, hint);
     }
 
     fn warn(&mut self, path: &str, msg: impl Into<String>, hint: &str) {
-        let pos = self.pos(path);
-        self.cx.warn(path, pos, msg, Some(hint.to_string()));
+        self.r.warn(path, msg, hint);
     }
 
     fn weight(&mut self, base: &str, w: f64) {
@@ -261,7 +253,7 @@ impl V<'_, '_> {
         if let Some(Node {
             value: Value::Map(entries),
             ..
-        }) = node_at(self.root, &base)
+        }) = node_at(self.r.srcs.of(&base).root, &base)
         {
             for (k, v) in entries {
                 if v.get("regex").and_then(Node::as_str) == Some(pattern)
@@ -277,14 +269,15 @@ impl V<'_, '_> {
     /// Warns about flow-list items that look like one number split at a thousands comma
     /// (`[..., 450,000]` reads as `"450"`, `"000"`).
     fn split_numbers(&mut self, path: &str) {
+        let source = self.r.srcs.of(path);
         let Some(Node {
             value: Value::Seq(items),
             ..
-        }) = node_at(self.root, path)
+        }) = node_at(source.root, path)
         else {
             return;
         };
-        let src = self.cx.src;
+        let src = source.text;
         let mut i = 0;
         while i + 1 < items.len() {
             let mut j = i;
@@ -306,7 +299,7 @@ impl V<'_, '_> {
                         .join(", ")
                 );
                 let hint = format!("quote it if it is one keyword: \"{joined}\"");
-                self.cx.warn(&field, pos, msg, Some(hint));
+                self.r.warn_at(&field, pos, msg, hint);
                 i = j + 1;
             } else {
                 i += 1;

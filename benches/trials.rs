@@ -1,0 +1,113 @@
+//! Trial benchmarks (DESIGN §10): oracle trials per second with faults on (a trial = fork the
+//! task's workspace and services, play the oracle with retries, the Judge phase, the judge),
+//! and the time from a cold `clawrun run` start (engine, compile cache, task loading) to the
+//! first finished trial.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clawrun::faults::{LoadOptions, plan_from_cli};
+use clawrun::judge::ScoreConfig;
+use clawrun::run::AgentSpec;
+use clawrun::trial::{Harness, Limits, TaskEnv, run_trial};
+use criterion::Criterion;
+
+/// The suites benchmarked: the sample tasks, and the bundled suite when it has tasks.
+fn suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite")
+}
+
+/// The task `id` of the sample suite, prepared with the claw-eval preset at `rate`.
+fn prepare(id: &str, rate: &str) -> TaskEnv {
+    let root = suite();
+    let s = clawrun::task::Suite::open(&root).unwrap();
+    let plan = plan_from_cli(&format!("claw-eval:{rate}"), &LoadOptions::new(1)).unwrap();
+    TaskEnv::prepare(&root, s.load(&format!("tasks/{id}")).unwrap(), Some(&plan)).unwrap()
+}
+
+/// One oracle trial of `task`, judged.
+fn one_trial(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, trial: u32) -> f64 {
+    let mut agent = AgentSpec::Oracle.build(task, None).unwrap();
+    let user: Option<Box<dyn clawrun::trial::SimulatedUser>> = task
+        .loaded
+        .task
+        .user_agent
+        .as_ref()
+        .and_then(|u| u.script.as_ref())
+        .map(|s| Box::new(s.start().unwrap()) as Box<dyn clawrun::trial::SimulatedUser>);
+    let out = run_trial(
+        rt,
+        harness,
+        task,
+        1,
+        trial,
+        agent.as_mut(),
+        user,
+        &Limits::of(task),
+    )
+    .unwrap();
+    let v = rt.block_on(clawrun::judge::judge(
+        &task.loaded.task,
+        &out.evidence,
+        None,
+        &ScoreConfig::default(),
+    ));
+    v.scores.score
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let harness = Harness::new().unwrap();
+
+    let mut group = c.benchmark_group("oracle_trial");
+    for (id, rate) in [("e2e_mail", "0.5"), ("e2e_chat", "0.5")] {
+        let task = prepare(id, rate);
+        let mut trial = 0u32;
+        group.bench_function(format!("{id}_faults_{rate}"), |b| {
+            b.iter(|| {
+                trial = trial.wrapping_add(1);
+                black_box(one_trial(&rt, &harness, &task, trial))
+            })
+        });
+    }
+    group.finish();
+
+    // Start-up: a fresh engine (warm on-disk compile cache), load + prepare the task, one trial.
+    c.bench_function("start_to_first_trial", |b| {
+        b.iter(|| {
+            let h = Harness::new().unwrap();
+            let task = prepare("e2e_mail", "0.5");
+            black_box(one_trial(&rt, &h, &task, 0))
+        })
+    });
+
+    // Throughput on both cores: worker threads each running trials back to back.
+    let task = prepare("e2e_mail", "0.5");
+    let n = 2000u32;
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for w in 0..2u32 {
+            let (task, harness) = (&task, &harness);
+            s.spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                for i in 0..n / 2 {
+                    black_box(one_trial(&rt, harness, task, w * n + i));
+                }
+            });
+        }
+    });
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "oracle trials, 2 workers, e2e_mail with claw-eval:0.5: {n} in {secs:.3} s = {:.0} trials/s",
+        f64::from(n) / secs
+    );
+    c.final_summary();
+}

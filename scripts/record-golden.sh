@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Re-records the golden replay records in snapshots/golden after an intended change (a task, a
+# service, a tool, the judge): every bundled task, one oracle trial, fixed seed, faults on.
+# Review the diff (`git diff --stat snapshots/`) before committing it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf snapshots/golden
+cargo run --release -q -- run --suite . --agent oracle --trials 1 --seed 42 \
+  --faults claw-eval:0.3 --out snapshots/golden --json > /dev/null
+rm -f snapshots/golden/report.html snapshots/golden/report.md
+echo "recorded $(wc -l < snapshots/golden/journal.jsonl) trials in snapshots/golden"

@@ -1,0 +1,189 @@
+//! Runs (issue 6): a run killed with SIGKILL mid-way and resumed leaves the same journal as an
+//! uninterrupted run; two shards merged report the same as the unsharded run; Ctrl-C stops
+//! cleanly with a consistent journal.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The test suite.
+fn suite() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/suite")
+        .display()
+        .to_string()
+}
+
+/// `clawrun run` on the test suite with `extra` arguments into `out`.
+fn clawrun_run(out: &Path, trials: u32, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_clawrun"));
+    c.args([
+        "run",
+        "--suite",
+        &suite(),
+        "--faults",
+        "claw-eval:0.5",
+        "--seed",
+        "3",
+        "-j",
+        "2",
+        "--json",
+    ])
+    .args(["--trials", &trials.to_string(), "--out"])
+    .arg(out)
+    .args(extra)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    c
+}
+
+/// The journal's lines, sorted (workers finish in any order).
+fn sorted_lines(path: &Path) -> Vec<String> {
+    let mut lines: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// Waits until `path` holds at least `n` lines.
+fn wait_for_lines(path: &Path, n: usize) -> usize {
+    for _ in 0..20_000 {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            let have = text.lines().count();
+            if have >= n {
+                return have;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("{} never reached {n} lines", path.display());
+}
+
+#[test]
+fn kill_9_then_resume_equals_an_uninterrupted_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trials = 100; // 2 tasks x 100 = 200 trials
+    let whole = tmp.path().join("whole");
+    let done = clawrun_run(&whole, trials, &[]).output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+
+    let cut = tmp.path().join("cut");
+    let mut child = clawrun_run(&cut, trials, &[]).spawn().unwrap();
+    let seen = wait_for_lines(&cut.join("journal.jsonl"), 10);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let at_kill = std::fs::read_to_string(cut.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(
+        seen >= 10 && at_kill < 200,
+        "the kill landed mid-run ({at_kill} of 200 finished)"
+    );
+
+    let resumed = clawrun_run(&cut, trials, &["--resume"]).output().unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert_eq!(
+        sorted_lines(&cut.join("journal.jsonl")),
+        sorted_lines(&whole.join("journal.jsonl"))
+    );
+    // Without --resume an existing run folder is refused.
+    let again = clawrun_run(&cut, trials, &[]).output().unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+}
+
+#[test]
+fn two_shards_merged_equal_the_unsharded_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole");
+    let sharded = tmp.path().join("sharded");
+    assert!(
+        clawrun_run(&whole, 5, &[])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let a = clawrun_run(&sharded, 5, &["--shard", "0/2"])
+        .output()
+        .unwrap();
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    // The second shard takes its index from the environment, as a Slurm array task would.
+    let b = clawrun_run(&sharded, 5, &["--shards", "2", "--resume"])
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .output()
+        .unwrap();
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    let one = sorted_lines(&sharded.join("journal.shard-0-of-2.jsonl"));
+    let two = sorted_lines(&sharded.join("journal.shard-1-of-2.jsonl"));
+    assert_eq!(one.len() + two.len(), 10);
+    assert!(!one.is_empty() && !two.is_empty());
+
+    let report = |run: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+            .args(["report", "--json"])
+            .arg(run)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(report(&sharded), report(&whole));
+    let mut merged: Vec<String> = one.into_iter().chain(two).collect();
+    merged.sort();
+    assert_eq!(merged, sorted_lines(&whole.join("journal.jsonl")));
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_the_journal_stays_consistent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let child = clawrun_run(&out, 300, &[]).spawn().unwrap();
+    wait_for_lines(&out.join("journal.jsonl"), 5);
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let result = child.wait_with_output().unwrap();
+    let lines = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let n = lines.lines().count();
+    assert!(n < 600, "stopped early ({n} of 600)");
+    assert_eq!(
+        result.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    for line in lines.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("whole records only");
+    }
+    let resumed = clawrun_run(&out, 300, &["--resume"]).output().unwrap();
+    assert!(resumed.status.success());
+    assert_eq!(
+        std::fs::read_to_string(out.join("journal.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        600
+    );
+}
