@@ -15,7 +15,7 @@ pub struct ListArgs {
 /// Prints one line per task: id, group, category, services, tools, whether it has an oracle.
 pub fn list_command(args: ListArgs) -> Result<i32> {
     let suite = clawrun_task::Suite::open(&args.suite).map_err(|e| anyhow!("{e}"))?;
-    let dirs = suite.discover().map_err(|e| anyhow!("{e}"))?;
+    let dirs = crate::run::runner::suite_tasks(&suite)?;
     println!(
         "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} services",
         "task", "group", "category", "svc", "tools", "oracle"

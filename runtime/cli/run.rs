@@ -25,13 +25,15 @@ pub struct RunArgs {
     /// Trials per task.
     #[arg(long, default_value_t = 3)]
     trials: u32,
-    /// Faults: `claw-eval` (Claw-Eval's middleware), `claw-eval:RATE`, a plan file, or `none`.
-    #[arg(long, value_name = "PLAN", default_value = "claw-eval")]
+    /// Faults: `claw-eval:RATE` (Claw-Eval's middleware: 429 / 500 / 2-4 s latency on POST
+    /// service calls; default rate 0.25, the rate its docs state), `claw-eval` (rate from
+    /// ERROR_RATE, else 0, as its code does), a plan file, or `none`.
+    #[arg(long, value_name = "PLAN", default_value = "claw-eval:0.25")]
     faults: String,
     /// The run seed (fault decisions, guest randomness).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The run folder (default: runs/<agent>-seed<N>).
+    /// The run folder (default: runs/<agent>-seed<N>, or the next free runs/<agent>-seed<N>-<i>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Parallel trials (default: the number of cores).
@@ -83,10 +85,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let out = args.out.clone().unwrap_or_else(|| {
-        let agent = args.agent.describe().replace(['/', ':', '\\'], "_");
-        PathBuf::from("runs").join(format!("{agent}-seed{}", args.seed))
-    });
+    let out = args.out.clone().unwrap_or_else(|| default_out(&args));
     let options = RunOptions {
         suite: args.suite.clone(),
         tasks: args.tasks.clone(),
@@ -129,4 +128,17 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
         );
     }
     Ok(if result.interrupted { 130 } else { 0 })
+}
+
+/// A fresh run folder under `runs/` named after the agent and seed.
+fn default_out(args: &RunArgs) -> PathBuf {
+    let agent = args.agent.describe().replace(['/', ':', '\\'], "_");
+    let base = format!("{agent}-seed{}", args.seed);
+    let mut out = PathBuf::from("runs").join(&base);
+    let mut i = 2;
+    while out.exists() && !args.resume {
+        out = PathBuf::from("runs").join(format!("{base}-{i}"));
+        i += 1;
+    }
+    out
 }

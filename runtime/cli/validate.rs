@@ -139,7 +139,13 @@ fn validate_task(
         );
     } else {
         let v = score_with(rt, harness, task, &AgentSpec::Oracle, score)?;
-        if !v.scores.passed {
+        let weighted: f64 = v.items.iter().filter(|i| !i.gate).map(|i| i.weight).sum();
+        if !v.scores.passed && v.unjudged_weight > 0.0 && v.unjudged_weight >= weighted - 1e-9 {
+            out.notes.push(format!(
+                "every weighted rubric item is LLM-judged ({:.2} unjudged): the oracle cannot be checked offline",
+                v.unjudged_weight
+            ));
+        } else if !v.scores.passed {
             let failing: Vec<String> = v
                 .items
                 .iter()

@@ -66,12 +66,24 @@ pub struct RunResult {
     pub interrupted: bool,
 }
 
+/// The task folders of a suite: those under its `tasks/` folder (the suite root is the folder
+/// holding `tasks/`); every task folder found when there is no `tasks/` folder.
+pub fn suite_tasks(suite: &clawrun_task::Suite) -> Result<Vec<String>> {
+    let all = suite.discover().map_err(|e| anyhow!("{e}"))?;
+    let under: Vec<String> = all
+        .iter()
+        .filter(|d| d.starts_with("tasks/"))
+        .cloned()
+        .collect();
+    Ok(if under.is_empty() { all } else { under })
+}
+
 /// The tasks `options` selects, prepared.
 pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<Vec<TaskEnv>> {
     let suite = clawrun_task::Suite::open(&options.suite)
         .map_err(|e| anyhow!("{e}"))
         .with_context(|| format!("opening the task suite {}", options.suite.display()))?;
-    let all = suite.discover().map_err(|e| anyhow!("{e}"))?;
+    let all = suite_tasks(&suite)?;
     let selected: Vec<String> = if options.tasks.is_empty() {
         all.clone()
     } else {

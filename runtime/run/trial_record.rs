@@ -137,9 +137,12 @@ fn simulated_user(
         return Ok(Some(Box::new(ReplayUser::new(events))));
     }
     if let Some(script) = &ua.script {
-        let user = script
-            .start()
-            .map_err(|e| anyhow!("{}: user_agent.script: {e}", task.loaded.file()))?;
+        let user = script.start().map_err(|e| {
+            anyhow!(
+                "{}: user_agent.script: {e}",
+                task.loaded.field_file("user_agent.script")
+            )
+        })?;
         return Ok(Some(Box::new(user)));
     }
     if let Some(config) = cx.user_model {

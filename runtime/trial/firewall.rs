@@ -13,11 +13,11 @@ use crate::tools::{ToolCall, ToolState};
 /// What must stay invisible: (label, needle) pairs — file names and distinctive content lines.
 pub fn secrets(task: &TaskEnv) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
-    let visible: BTreeSet<String> = task
+    let visible: BTreeSet<[u8; 32]> = task
         .loaded
         .workspace_files()?
-        .into_iter()
-        .map(|(p, _)| p)
+        .iter()
+        .map(|(_, b)| *blake3::hash(b).as_bytes())
         .collect();
     let mut add_content = |label: &str, bytes: &[u8]| {
         let text = String::from_utf8_lossy(bytes);
@@ -35,9 +35,12 @@ pub fn secrets(task: &TaskEnv) -> Result<Vec<(String, String)>> {
         add_content(&format!("judge file {path}"), bytes);
     }
     add_content("task.yaml", &task.loaded.read_task_file("task.yaml")?);
+    // A fixture the task itself copies into the workspace (sandbox_files) is the task's
+    // choice (the loader warns about it); any other fixture must stay invisible.
     for path in fixture_paths(task) {
-        let placed = visible.iter().any(|v| v.ends_with(path.as_str()));
-        if !placed && let Ok(bytes) = task.loaded.read_suite_file(&path) {
+        if let Ok(bytes) = task.loaded.read_suite_file(&path)
+            && !visible.contains(blake3::hash(&bytes).as_bytes())
+        {
             add_content(&format!("service fixture {path}"), &bytes);
         }
     }

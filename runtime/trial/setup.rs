@@ -149,7 +149,7 @@ impl TaskEnv {
         let mut rules = Vec::new();
         if let Some(section) = &task.faults {
             let section = crate::faults::FaultsSection::from_node(section.clone());
-            let origin = loaded.file();
+            let origin = loaded.field_file("faults");
             let plan = section
                 .compile(
                     Source {

@@ -8,7 +8,8 @@
 //! - [`Task::from_yaml`] reads text: YAML syntax, typed reading (scalars as their source text,
 //!   unknown fields as warnings), then validation. [`Suite`] finds and loads task folders
 //!   through a `cap_std` capability, checks every file a task references, hashes them, and
-//!   reads them for Setup and Judge.
+//!   reads them for Setup and Judge. A `clawrun.yaml` [`sidecar`] next to a task.yaml holds
+//!   clawrun's extensions, so Claw-Eval's task.yaml stays byte-identical.
 //! - Every problem is a [`Diagnostic`]:
 //!   `tasks/T002/task.yaml:12:5: scoring_components[0].check.min_calls: expected an integer, found "two" (hint: ...)`.
 //!

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use cap_std::fs::Dir;
 
-use crate::error::{Diagnostic, FileError};
+use crate::error::{Diagnostic, FileError, FileProblem};
 use crate::model::Task;
 use crate::paths::{self, Files, clean, join, read_file, read_tree};
 use crate::sidecar::Sidecar;
@@ -134,7 +134,14 @@ impl LoadedTask {
         at: &str,
     ) -> Result<(), FileError> {
         for (i, p) in list.iter().enumerate() {
-            for (rel, bytes) in read_tree(&self.dir_handle, &format!("{name}[{i}]"), p)? {
+            // A missing file was reported when the task loaded ("referenced file missing"); as
+            // in Claw-Eval, the trial goes on without it. Escapes and other problems still fail.
+            let files = match read_tree(&self.dir_handle, &format!("{name}[{i}]"), p) {
+                Ok(files) => files,
+                Err(e) if matches!(e.problem, FileProblem::NotFound) => continue,
+                Err(e) => return Err(e),
+            };
+            for (rel, bytes) in files {
                 out.insert(guest(at, &rel), bytes);
             }
         }

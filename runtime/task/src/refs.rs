@@ -72,7 +72,7 @@ impl Refs<'_> {
                 ),
                 Ok(_) => {}
                 Err(FileProblem::NotFound) => {
-                    let mut hint = "the task still loads; reading this file will fail".to_string();
+                    let mut hint = "the task still loads; trials run without this file".to_string();
                     if path.starts_with("tasks/") {
                         hint = "the path looks relative to the suite root, but task files are \
                                 relative to the task folder (Claw-Eval never found it either)"

@@ -223,3 +223,20 @@ impl Ext {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_held() {
+        let f = ["oracle".to_string(), "user_agent.script".to_string()];
+        assert!(holds(&f, "oracle"));
+        assert!(holds(&f, "oracle.steps[0].call"));
+        assert!(holds(&f, "user_agent.script.rules[2].when"));
+        assert!(!holds(&f, "user_agent"));
+        assert!(!holds(&f, "user_agent.persona"));
+        assert!(!holds(&f, "oracles"));
+        assert!(!holds(&f, "rubric[0]"));
+    }
+}

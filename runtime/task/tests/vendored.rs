@@ -221,15 +221,26 @@ fn t085_services_env() {
     let w = warnings(&t);
     assert!(w.contains(
         &"tasks/T085_officeqa_army_expenditures/task.yaml:56:5: warning: sandbox_files[2]: referenced file \
-          missing: `fixtures/pdf/treasury_bulletin_1948_04.pdf` (hint: the task still loads; reading this file will fail)"
+          missing: `fixtures/pdf/treasury_bulletin_1948_04.pdf` (hint: the task still loads; trials run without this file)"
             .to_string()
     ), "{w:#?}");
-    // Reading the lost PDF fails, naming the field and path.
-    let e = t.workspace_files().unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "sandbox_files[2]: fixtures/pdf/treasury_bulletin_1948_04.pdf: file not found"
+    // As in Claw-Eval, the workspace is set up without the lost PDF (the warning above said so);
+    // reading it directly fails, naming the path.
+    let files = t.workspace_files().unwrap();
+    assert!(
+        files
+            .iter()
+            .all(|(p, _)| !p.ends_with("treasury_bulletin_1948_04.pdf"))
     );
+    assert!(
+        files
+            .iter()
+            .any(|(p, _)| p.ends_with("ocr/t59_ocr.txt") || p.starts_with("/workspace/"))
+    );
+    let e = t
+        .read_task_file("fixtures/pdf/treasury_bulletin_1948_04.pdf")
+        .unwrap_err();
+    assert!(e.to_string().contains("file not found"), "{e}");
 }
 
 #[test]
@@ -238,7 +249,7 @@ fn t091_missing_attachment() {
     assert_eq!(t.task.prompt.attachments, ["fixtures/docs/ai_blog.txt"]);
     assert!(warnings(&t).contains(
         &"tasks/T091_pinbench_humanize_blog/task.yaml:16:7: warning: prompt.attachments[0]: referenced file \
-          missing: `fixtures/docs/ai_blog.txt` (hint: the task still loads; reading this file will fail)"
+          missing: `fixtures/docs/ai_blog.txt` (hint: the task still loads; trials run without this file)"
             .to_string()
     ));
     let e = t.attachments().unwrap_err();
