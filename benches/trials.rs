@@ -13,7 +13,7 @@ use clawrun::run::AgentSpec;
 use clawrun::trial::{Harness, Limits, TaskEnv, run_trial};
 use criterion::Criterion;
 
-/// The suites benchmarked: the sample tasks, and the bundled suite when it has tasks.
+/// The sample suite (tests/fixtures/suite).
 fn suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite")
 }

@@ -21,7 +21,7 @@ fn the_readme_main_command_runs() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let line = readme
         .lines()
-        .find(|l| l.contains("cargo run --release -- run "))
+        .find(|l| l.contains("cargo run --release -- run"))
         .expect("the main command");
     let args: Vec<&str> = line
         .split(" -- ")
@@ -29,39 +29,32 @@ fn the_readme_main_command_runs() {
         .unwrap()
         .split_whitespace()
         .collect();
+    assert_eq!(args[0], "run");
     let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("sample");
-    let mut fixed: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        if args[i] == "--out" {
-            fixed.push("--out".into());
-            fixed.push(out.display().to_string());
-            i += 2;
-            continue;
-        }
-        fixed.push(args[i].to_string());
-        i += 1;
-    }
-    for _ in 0..2 {
-        let run = std::process::Command::new(env!("CARGO_BIN_EXE_clawrun"))
-            .args(&fixed)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&run.stdout);
-        assert!(
-            run.status.success(),
-            "{stdout}\n{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        assert!(stdout.contains("overall"), "{stdout}");
-    }
+    let out = tmp.path().join("main");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(&args)
+        .arg("--out")
+        .arg(&out)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("overall"), "{stdout}");
     assert!(out.join("report.html").is_file());
     let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let tasks = std::fs::read_to_string(out.join("run.json")).unwrap();
+    let run_json: serde_json::Value = serde_json::from_str(&tasks).unwrap();
+    let n = run_json["tasks"].as_object().unwrap().len();
+    assert!(n >= 40, "the bundled suite has {n} tasks");
     assert_eq!(
         journal.lines().count(),
-        6,
-        "2 tasks x 3 trials, the second run resumed"
+        n * 3,
+        "every bundled task, 3 trials"
     );
 }
