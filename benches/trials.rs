@@ -109,5 +109,48 @@ fn main() {
         "oracle trials, 2 workers, e2e_mail with claw-eval:0.5: {n} in {secs:.3} s = {:.0} trials/s",
         f64::from(n) / secs
     );
+
+    // The bundled suite: every task with an oracle, faults on, on both cores.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = clawrun::task::Suite::open(root).unwrap();
+    let plan = plan_from_cli("claw-eval:0.25", &LoadOptions::new(1)).unwrap();
+    let tasks: Vec<TaskEnv> = clawrun::run::runner::suite_tasks(&s)
+        .unwrap()
+        .into_iter()
+        .filter_map(|d| s.load(&d).ok())
+        .filter(|l| l.task.oracle.is_some())
+        .filter(|l| {
+            l.task
+                .user_agent
+                .as_ref()
+                .is_none_or(|u| !u.enabled || u.script.is_some())
+        })
+        .map(|l| TaskEnv::prepare(root, l, Some(&plan)).unwrap())
+        .collect();
+    let rounds = 10u32;
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for w in 0..2usize {
+            let (tasks, harness) = (&tasks, &harness);
+            s.spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                for r in 0..rounds {
+                    for task in tasks.iter().skip(w).step_by(2) {
+                        black_box(one_trial(&rt, harness, task, r));
+                    }
+                }
+            });
+        }
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let total = tasks.len() as f64 * f64::from(rounds);
+    println!(
+        "bundled suite: {} tasks x {rounds} oracle trials, 2 workers, claw-eval:0.25: {total} trials in {secs:.3} s = {:.0} trials/s",
+        tasks.len(),
+        total / secs
+    );
     c.final_summary();
 }
