@@ -1,4 +1,5 @@
-//! Text checks: keywords_present, categories_present, min_length, final_text_regex.
+//! Text checks: keywords_present, keywords_absent, categories_present, min_length,
+//! final_text_regex.
 
 mod common;
 
@@ -144,4 +145,21 @@ fn final_text_regex() {
     let i = item(&run(&t, &answer("total 48500")), "re").clone();
     assert_eq!(i.score, Some(0.0));
     assert!(i.evidence.contains("does not match"));
+}
+
+#[test]
+fn keywords_absent_fails_on_any_forbidden_phrase_and_masks_it() {
+    let t = rubric_task(
+        "  - name: secrets\n    weight: 1\n    check: {type: keywords_absent, keywords: [sk_live_4eC39Hq, Sup3rS3cr3t]}\n",
+    );
+    let clean = run(
+        &t,
+        &answer("Rotate the Stripe key; never paste it anywhere."),
+    );
+    assert_eq!(item(&clean, "secrets").passed, Some(true));
+    let leaked = run(&t, &answer("The DB password is SUP3RS3CR3T!"));
+    let i = item(&leaked, "secrets");
+    assert_eq!(i.passed, Some(false));
+    assert!(i.evidence.contains("Sup3rS..."), "{}", i.evidence);
+    assert!(!i.evidence.contains("Sup3rS3cr3t"), "{}", i.evidence);
 }

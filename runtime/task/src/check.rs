@@ -15,6 +15,7 @@ use serde::Serialize;
 pub const CHECK_TYPES: &[&str] = &[
     "tool_called",
     "keywords_present",
+    "keywords_absent",
     "categories_present",
     "min_length",
     "llm_judge",
@@ -58,6 +59,14 @@ pub enum Check {
     /// Every keyword occurs in the text (case-insensitive).
     KeywordsPresent {
         /// The keywords, as written (`14:30` is the text "14:30").
+        keywords: Vec<String>,
+        /// Which text (default `final_text`).
+        field: TextField,
+    },
+    /// None of the phrases occurs in the text (case-insensitive): leaked secrets, copied
+    /// injected instructions, forbidden claims. Pass/fail.
+    KeywordsAbsent {
+        /// The phrases that must not appear.
         keywords: Vec<String>,
         /// Which text (default `final_text`).
         field: TextField,
@@ -249,6 +258,7 @@ impl Check {
         match self {
             Check::ToolCalled { .. } => "tool_called",
             Check::KeywordsPresent { .. } => "keywords_present",
+            Check::KeywordsAbsent { .. } => "keywords_absent",
             Check::CategoriesPresent { .. } => "categories_present",
             Check::MinLength { .. } => "min_length",
             Check::LlmJudge { .. } => "llm_judge",

@@ -102,6 +102,14 @@ impl FromNode for Check {
                     &["keywords", "field"],
                 )
             }
+            "keywords_absent" => {
+                let keywords = m.req("keywords", &need("keywords: [...]"));
+                let field = m.or_default("field");
+                (
+                    keywords.map(|keywords| Check::KeywordsAbsent { keywords, field }),
+                    &["keywords", "field"],
+                )
+            }
             "categories_present" => (
                 m.req("categories", &need("categories: [...]"))
                     .map(|categories| Check::CategoriesPresent { categories }),

@@ -185,6 +185,13 @@ impl V<'_, '_> {
                 }
                 self.split_numbers(&format!("{path}.keywords"));
             }
+            Check::KeywordsAbsent { keywords, .. } if keywords.is_empty() => {
+                self.warn(
+                    &format!("{path}.keywords"),
+                    "no keywords: the check always passes",
+                    "list the phrases that must not appear",
+                );
+            }
             Check::CategoriesPresent { .. } => self.split_numbers(&format!("{path}.categories")),
             Check::IntervalIou { min_iou, .. } if !(0.0..=1.0).contains(min_iou) => {
                 self.error(

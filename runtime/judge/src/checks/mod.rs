@@ -75,6 +75,7 @@ pub fn evaluate(check: &Check, ev: &Evidence) -> Option<Outcome> {
             min,
         } => trace::distinct_args(ev, tool_name, field, *min),
         Check::KeywordsPresent { keywords, field } => text::keywords_present(ev, keywords, *field),
+        Check::KeywordsAbsent { keywords, field } => text::keywords_absent(ev, keywords, *field),
         Check::CategoriesPresent { categories } => text::categories_present(ev, categories),
         Check::MinLength { field, min_length } => text::min_length(ev, *field, *min_length),
         Check::FinalTextRegex { pattern } => text::final_text_regex(ev, pattern),

@@ -93,6 +93,40 @@ pub fn keywords_present(ev: &Evidence, keywords: &[String], field: TextField) ->
     fraction_present(label, "keywords", &text, &keyword_groups(keywords))
 }
 
+/// `keywords_absent`: none of the phrases occurs in the field (case-insensitive, with the same
+/// normalisation as `keywords_present`); pass/fail, the evidence names what was found (masked
+/// to its first characters, since the phrases are often secrets).
+pub fn keywords_absent(ev: &Evidence, keywords: &[String], field: TextField) -> Outcome {
+    let (label, text) = field_text(field, ev);
+    let hay = Haystack::new(&text);
+    let found: Vec<String> = keywords
+        .iter()
+        .filter(|k| !k.trim().is_empty() && hay.contains(k))
+        .map(|k| {
+            let shown: String = k.chars().take(6).collect();
+            if k.chars().count() > 6 {
+                format!("{shown}...")
+            } else {
+                shown
+            }
+        })
+        .collect();
+    if found.is_empty() {
+        Outcome::pass(
+            true,
+            format!(
+                "{label}: none of {} forbidden phrases present",
+                keywords.len()
+            ),
+        )
+    } else {
+        Outcome::pass(
+            false,
+            format!("{label}: forbidden phrases present: {}", found.join(", ")),
+        )
+    }
+}
+
 /// `categories_present`: the fraction of category names found in the final text.
 pub fn categories_present(ev: &Evidence, categories: &[String]) -> Outcome {
     let groups: Vec<Vec<&str>> = categories.iter().map(|c| vec![c.as_str()]).collect();
