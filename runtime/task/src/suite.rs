@@ -59,8 +59,8 @@ impl Suite {
         &self.inner.root
     }
 
-    /// Every folder under the root holding a `task.yaml` (relative paths, sorted; `""` if the
-    /// root itself is a task). Task folders are not searched further; hidden folders and
+    /// Every folder holding a `task.yaml` under the root's `tasks/` folder, or under the root
+    /// when it has none (relative paths, sorted; `""` if the root itself is a task). Task folders are not searched further; hidden folders and
     /// symlinked folders are skipped.
     pub fn discover(&self) -> Result<Vec<String>, Error> {
         if let Some(found) = self.inner.found.get() {
@@ -68,7 +68,15 @@ impl Suite {
         }
         let mut found = Vec::new();
         let root = self.inner.root.try_clone().map_err(|e| io("", &e))?;
-        find_tasks(&root, "", &mut found)?;
+        // A suite root holds `tasks/` (Claw-Eval's layout): search only there, so a repository
+        // used as the suite root (with build output, vendored copies, test fixtures) is not
+        // walked; a folder without `tasks/` is searched whole.
+        match root.open_dir(TASKS_DIR) {
+            Ok(tasks) if !root.symlink_metadata(TASKS_DIR).is_ok_and(|m| m.is_symlink()) => {
+                find_tasks(&tasks, TASKS_DIR, &mut found)?
+            }
+            _ => find_tasks(&root, "", &mut found)?,
+        }
         found.sort();
         Ok(self.inner.found.get_or_init(|| found).clone())
     }
@@ -217,6 +225,10 @@ fn io(file: &str, e: &std::io::Error) -> Error {
     }
 }
 
+/// The folder of a suite root that holds the tasks.
+pub const TASKS_DIR: &str = "tasks";
+
+/// Appends the task folders under `dir` (named `prefix` relative to the root) to `out`.
 fn find_tasks(dir: &Dir, prefix: &str, out: &mut Vec<String>) -> Result<(), Error> {
     if dir.metadata(TASK_FILE).is_ok_and(|m| m.is_file()) {
         out.push(prefix.to_string());

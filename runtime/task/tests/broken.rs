@@ -56,7 +56,7 @@ fn unknown_check_type_lists_the_valid_ones() {
         [
             "broken/bad_check_type/task.yaml:17:13: scoring_components[0].check.type: unknown check type \
           `tool_calld` (hint: did you mean `tool_called`? valid types: tool_called, keywords_present, \
-          categories_present, min_length, llm_judge, tool_not_called, tool_order, distinct_args, \
+          keywords_absent, categories_present, min_length, llm_judge, tool_not_called, tool_order, distinct_args, \
           final_text_regex, audit, file_exists, file_absent, file_regex, json_path, csv_cell, \
           number_within, interval_iou, command)"
         ]
