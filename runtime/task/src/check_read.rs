@@ -186,8 +186,9 @@ impl FromNode for Check {
                     Some(w) => read_map::<Matcher>(m.cx, w, &join(path, "where")),
                     None => Some(BTreeMap::new()),
                 };
-                let min = m.or("min", 1);
-                let max = m.opt("max");
+                let max: Option<u64> = m.opt("max");
+                // `max: 0` alone means "no such record" (min defaults to 1 otherwise).
+                let min = m.or("min", u64::from(max != Some(0)));
                 (
                     service
                         .zip(key)
