@@ -10,24 +10,33 @@ use serde_json::json;
 use super::setup::{Harness, TaskEnv};
 use crate::tools::{ToolCall, ToolState};
 
-/// What must stay invisible: (label, needle) pairs — file names and distinctive content lines.
+/// What must stay invisible: (label, needle) pairs — for each hidden file, its longest line
+/// (at least 12 bytes, cut to 60 characters) that no workspace file contains, so content the
+/// task legitimately shares with the agent is never mistaken for a leak.
 pub fn secrets(task: &TaskEnv) -> Result<Vec<(String, String)>> {
-    let mut out = Vec::new();
-    let visible: BTreeSet<[u8; 32]> = task
-        .loaded
-        .workspace_files()?
+    let workspace = task.loaded.workspace_files()?;
+    let visible: BTreeSet<[u8; 32]> = workspace
         .iter()
         .map(|(_, b)| *blake3::hash(b).as_bytes())
         .collect();
+    let shared: Vec<String> = workspace
+        .iter()
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    let mut out = Vec::new();
     let mut add_content = |label: &str, bytes: &[u8]| {
         let text = String::from_utf8_lossy(bytes);
-        if let Some(line) = text
+        let mut lines: Vec<&str> = text
             .lines()
             .map(str::trim)
             .filter(|l| l.len() >= 12)
-            .max_by_key(|l| l.len())
-        {
-            let needle: String = line.chars().take(60).collect();
+            .collect();
+        lines.sort_by_key(|l| std::cmp::Reverse(l.len()));
+        let needle = lines
+            .into_iter()
+            .map(|l| l.chars().take(60).collect::<String>())
+            .find(|n| !shared.iter().any(|w| w.contains(n.as_str())));
+        if let Some(needle) = needle {
             out.push((label.to_string(), needle));
         }
     };
@@ -66,15 +75,19 @@ pub fn probe(harness: &Harness, task: &TaskEnv) -> Result<Vec<String>> {
         ));
     }
     let mut env = task.fork(0, 0);
+    // A judge file copied whole into the workspace is a leak however the probe searches.
+    let placed = task.loaded.workspace_files()?;
+    let mut leaks = Vec::new();
+    for (path, bytes) in &task.judge_files {
+        if let Some((copy, _)) = placed.iter().find(|(_, b)| b.as_slice() == &bytes[..]) {
+            leaks.push(format!(
+                "judge file {path} is visible during Execution as {copy}"
+            ));
+        }
+    }
     let mut seen = String::new();
     // Files the Execution phase holds must be exactly the workspace files.
-    let placed: BTreeSet<String> = task
-        .loaded
-        .workspace_files()?
-        .into_iter()
-        .map(|(p, _)| p)
-        .collect();
-    let mut leaks = Vec::new();
+    let placed: BTreeSet<String> = placed.into_iter().map(|(p, _)| p).collect();
     for (path, _, kind) in env.vfs.walk("/")? {
         if kind == crate::vfs::NodeKind::File && !placed.contains(&path) {
             leaks.push(format!(
