@@ -215,7 +215,7 @@ impl Reader {
         let re = regex_cache
             .entry(rs.to_owned())
             .or_insert_with(|| {
-                Regex::new(&crate::regex_posix::translate(rs, true))
+                Regex::new(&crate::regex_posix::translate(&control_escapes(rs), true))
                     .unwrap_or_else(|_| Regex::new("\n").expect("valid"))
             })
             .clone();
@@ -519,7 +519,7 @@ impl Interp<'_> {
         if let Some(r) = self.regexes.get(pat) {
             return Ok(r.clone());
         }
-        let t = crate::regex_posix::translate(pat, true);
+        let t = crate::regex_posix::translate(&control_escapes(pat), true);
         let r = Regex::new(&t).map_err(|_| {
             Ctl::Error(format!(
                 "awk: syntax error in regular expression {pat} at source line 1"
@@ -1675,4 +1675,36 @@ pub fn run(
     }
     it.flush_pipes();
     ran_end_exit.or(exit).or(it.exit_code).unwrap_or(0)
+}
+
+/// awk reads `\t`, `\n`, `\r`, `\f`, `\v`, `\a` and `\b` in a regular expression as the
+/// control characters themselves, inside bracket expressions too (`/[ \t]+/` matches tabs);
+/// other escapes (`\\`, `\.`, `\/`, ...) are left for the regex translator.
+fn control_escapes(pat: &str) -> std::borrow::Cow<'_, str> {
+    if !pat.contains('\\') {
+        return std::borrow::Cow::Borrowed(pat);
+    }
+    let mut out = String::with_capacity(pat.len());
+    let mut chars = pat.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('f') => out.push('\x0c'),
+            Some('v') => out.push('\x0b'),
+            Some('a') => out.push('\x07'),
+            Some('b') => out.push('\x08'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
