@@ -72,7 +72,11 @@ impl Suite {
         // used as the suite root (with build output, vendored copies, test fixtures) is not
         // walked; a folder without `tasks/` is searched whole.
         match root.open_dir(TASKS_DIR) {
-            Ok(tasks) if !root.symlink_metadata(TASKS_DIR).is_ok_and(|m| m.is_symlink()) => {
+            Ok(tasks)
+                if !root
+                    .symlink_metadata(TASKS_DIR)
+                    .is_ok_and(|m| m.is_symlink()) =>
+            {
                 find_tasks(&tasks, TASKS_DIR, &mut found)?
             }
             _ => find_tasks(&root, "", &mut found)?,
