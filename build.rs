@@ -24,6 +24,7 @@ const SOURCES: &[&str] = &[
     "Cargo.toml",
     "Cargo.lock",
     "protocol",
+    "pdf",
     "bash",
     "read",
     "write",

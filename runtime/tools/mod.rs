@@ -3,12 +3,13 @@
 //! whole tree preopened at `/` and `/workspace` as the working root.
 //!
 //! The host/guest contract is `guest_tools/PROTOCOL.md`: one JSON request on stdin, one JSON
-//! response on stdout.
+//! response on stdout (text, and images for the model: `Read` on a picture).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
+use base64::Engine as _;
 use clawrun_vfs::Vfs;
 use serde::{Deserialize, Serialize};
 
@@ -79,10 +80,34 @@ pub struct ToolEnv {
     pub faults: Option<SharedInjector>,
 }
 
+/// Media types a tool may return images in.
+pub const IMAGE_MEDIA_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// Bytes of a tool's stdout kept: room for one image of 5 MiB in base64 plus its envelope.
+const TOOL_STDOUT_CAP: usize = 8 << 20;
+
+/// An image a tool returned for the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolImage {
+    /// One of [`IMAGE_MEDIA_TYPES`].
+    pub media_type: String,
+    /// The image's bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl ToolImage {
+    /// The bytes in base64 (standard alphabet, padded), as the model receives them.
+    pub fn base64(&self) -> String {
+        base64::engine::general_purpose::STANDARD.encode(&self.bytes)
+    }
+}
+
 /// What a tool call returns to the model, plus the filesystem after it.
 pub struct ToolOutcome {
     /// The text the model sees.
     pub output: String,
+    /// Images the model sees after the text.
+    pub images: Vec<ToolImage>,
     /// Whether it is a tool error.
     pub is_error: bool,
     /// State for the next call.
@@ -104,6 +129,34 @@ struct Response {
     output: String,
     is_error: bool,
     state: ToolState,
+    #[serde(default)]
+    images: Vec<WireImage>,
+}
+
+/// An image in the response envelope: base64 data.
+#[derive(Deserialize)]
+struct WireImage {
+    media_type: String,
+    data: String,
+}
+
+/// Decodes the envelope's images; `None` if one has an unknown media type or bad base64.
+fn decode_images(images: Vec<WireImage>) -> Option<Vec<ToolImage>> {
+    images
+        .into_iter()
+        .map(|i| {
+            IMAGE_MEDIA_TYPES
+                .contains(&i.media_type.as_str())
+                .then_some(())?;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(i.data.as_bytes())
+                .ok()?;
+            Some(ToolImage {
+                media_type: i.media_type,
+                bytes,
+            })
+        })
+        .collect()
 }
 
 /// The embedded tools, each loaded into the sandbox (compiled or read from the compile cache)
@@ -156,6 +209,7 @@ impl Toolbox {
         if let Some(failed) = fault.as_ref().and_then(|f| injected_failure(name, &f.kind)) {
             return Ok(ToolOutcome {
                 output: failed,
+                images: Vec::new(),
                 is_error: true,
                 state: state.clone(),
                 vfs,
@@ -174,6 +228,7 @@ impl Toolbox {
                     writable: true,
                 }],
                 seed: env.seed,
+                stdout_cap: TOOL_STDOUT_CAP,
                 clock: env.clock.clone(),
                 fs_hook: match &env.faults {
                     Some(faults) => faults.fs_hook(),
@@ -186,19 +241,35 @@ impl Toolbox {
             Status::Exited(0) => serde_json::from_slice::<Response>(&run.stdout).ok(),
             _ => None,
         };
+        let parsed = parsed.map(|r| match decode_images(r.images) {
+            Some(images) => Ok((images, r.output, r.is_error, r.state)),
+            None => Err(format!(
+                "{name} failed: it returned an image that is not base64 PNG, JPEG, GIF or WebP"
+            )),
+        });
         Ok(match parsed {
-            Some(r) => ToolOutcome {
-                output: match fault.and_then(|f| f.kind.transform_body(r.output.as_bytes())) {
+            Some(Err(bad)) => ToolOutcome {
+                output: bad,
+                images: Vec::new(),
+                is_error: true,
+                state: state.clone(),
+                vfs: run.vfs,
+                fuel_used: run.fuel_used,
+            },
+            Some(Ok((images, output, is_error, state))) => ToolOutcome {
+                output: match fault.and_then(|f| f.kind.transform_body(output.as_bytes())) {
                     Some(damaged) => String::from_utf8_lossy(&damaged).into_owned(),
-                    None => r.output,
+                    None => output,
                 },
-                is_error: r.is_error,
-                state: r.state,
+                images,
+                is_error,
+                state,
                 vfs: run.vfs,
                 fuel_used: run.fuel_used,
             },
             None => ToolOutcome {
                 output: crash_report(name, &run.status, &run.stderr),
+                images: Vec::new(),
                 is_error: true,
                 state: state.clone(),
                 vfs: run.vfs,

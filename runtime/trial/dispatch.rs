@@ -6,13 +6,15 @@ use serde_json::Value;
 
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use crate::services::{self, Timestamp};
-use crate::tools::{ToolCall, ToolState};
+use crate::tools::{ToolCall, ToolImage, ToolState};
 
 /// A tool call's result, as the trace and the judge record it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallResult {
     /// What the model sees.
     pub output: String,
+    /// Images the model sees after the text (system tools only: `Read` on a picture).
+    pub images: Vec<ToolImage>,
     /// Whether it is an error.
     pub is_error: bool,
     /// The HTTP status, for service tools.
@@ -48,6 +50,7 @@ pub fn call_tool(
         let after = env.vfs.root_hash();
         return Ok(CallResult {
             output: outcome.output,
+            images: outcome.images,
             is_error: outcome.is_error,
             status: None,
             root_hash: (after != before).then(|| after.to_hex().to_string()),
@@ -67,6 +70,7 @@ pub fn call_tool(
     );
     Ok(CallResult {
         output: dispatched.presented.text,
+        images: Vec::new(),
         is_error: dispatched.presented.is_error,
         status: Some(dispatched.presented.status),
         root_hash: None,

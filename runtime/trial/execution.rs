@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use base64::Engine as _;
-use clawrun_agents::trace::{Event, EventKind, Outcome, TRACE_VERSION};
+use clawrun_agents::trace::{Event, EventKind, ImageRef, Outcome, TRACE_VERSION};
 use clawrun_agents::{Agent, AgentError, Block, Conversation, Message, Role, Usage};
 use clawrun_judge::{CallRecord, Evidence};
 
@@ -274,6 +274,15 @@ pub fn run_trial(
                     is_error: result.is_error,
                     status: result.status,
                     root_hash: result.root_hash.clone(),
+                    images: result
+                        .images
+                        .iter()
+                        .map(|i| ImageRef {
+                            media_type: i.media_type.clone(),
+                            hash: blake3::hash(&i.bytes).to_hex().to_string(),
+                            size: i.bytes.len() as u64,
+                        })
+                        .collect(),
                 },
             );
             calls.push(CallRecord {
@@ -284,9 +293,15 @@ pub fn run_trial(
                 status: result.status,
                 faulted: faulted > 0,
             });
+            // The text, then the images the tool returned.
+            let mut content = vec![Block::text(result.output)];
+            content.extend(result.images.iter().map(|i| Block::Image {
+                media_type: i.media_type.clone(),
+                data: i.base64(),
+            }));
             results.push(Block::ToolResult {
                 tool_use_id: id,
-                content: vec![Block::text(result.output)],
+                content,
                 is_error: result.is_error,
             });
         }

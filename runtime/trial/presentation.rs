@@ -27,13 +27,16 @@ pub fn system_tool(name: &str) -> Option<ToolSpec> {
         ),
         "Read" => (
             "Reads a file from the sandbox filesystem. Returns lines numbered like `cat -n`; \
-             use offset and limit for long files.",
+             use offset and limit for long files. A PDF comes back as the text of its pages \
+             (`--- page N ---` sections; use pages for long documents); a PNG, JPEG, GIF or \
+             WebP image is shown to you as an image.",
             json!({
                 "type": "object",
                 "properties": {
                     "file_path": {"type": "string", "description": "The path of the file to read"},
                     "offset": {"type": "integer", "description": "The line number to start reading from"},
-                    "limit": {"type": "integer", "description": "The number of lines to read"}
+                    "limit": {"type": "integer", "description": "The number of lines to read"},
+                    "pages": {"type": "string", "description": "Page range for PDF files (e.g. \"1-5\", \"3\", \"2,7-9\"); only for PDFs"}
                 },
                 "required": ["file_path"]
             }),

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::args::parse_args;
+use crate::image::{Image, Output};
 use crate::output::truncate_output;
 use crate::path::ToolPath;
 
@@ -73,18 +74,22 @@ pub struct Response {
     pub is_error: bool,
     /// The (possibly updated) state.
     pub state: State,
+    /// Images for the model, shown after `output` (absent when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
 }
 
 impl Response {
-    fn new(result: Result<String, String>, state: State) -> Self {
+    fn new<O: Into<Output>>(result: Result<O, String>, state: State) -> Self {
         let (output, is_error) = match result {
-            Ok(output) => (output, false),
-            Err(output) => (output, true),
+            Ok(output) => (output.into(), false),
+            Err(output) => (Output::from(output), true),
         };
         Response {
-            output: truncate_output(output),
+            output: truncate_output(output.text),
             is_error,
             state,
+            images: output.images,
         }
     }
 }
@@ -92,26 +97,29 @@ impl Response {
 /// Handles one request given as JSON text, for tools that only read the state.
 ///
 /// `tool` is the tool's name as the model knows it (`"Read"`, ...), used to prefix
-/// argument errors. `f` returns `Ok(output)` or `Err(error message)`.
-pub fn handle<A, F>(tool: &str, input: &str, f: F) -> Response
+/// argument errors. `f` returns `Ok(output)` (a `String`, or an [`Output`] with images) or
+/// `Err(error message)`.
+pub fn handle<A, O, F>(tool: &str, input: &str, f: F) -> Response
 where
     A: DeserializeOwned,
-    F: FnOnce(A, &State) -> Result<String, String>,
+    O: Into<Output>,
+    F: FnOnce(A, &State) -> Result<O, String>,
 {
     handle_mut(tool, input, |args, state: &mut State| f(args, state))
 }
 
 /// Like [`handle`], but the tool may update the state (Bash changes `cwd` and `env`).
-pub fn handle_mut<A, F>(tool: &str, input: &str, f: F) -> Response
+pub fn handle_mut<A, O, F>(tool: &str, input: &str, f: F) -> Response
 where
     A: DeserializeOwned,
-    F: FnOnce(A, &mut State) -> Result<String, String>,
+    O: Into<Output>,
+    F: FnOnce(A, &mut State) -> Result<O, String>,
 {
     let request: Request = match serde_json::from_str(input) {
         Ok(request) => request,
         Err(err) => {
             let message = format!("{tool}: invalid request envelope: {err}");
-            return Response::new(Err(message), State::default());
+            return Response::new(Err::<String, _>(message), State::default());
         }
     };
     let mut state = request.state.unwrap_or_default();
@@ -122,25 +130,27 @@ where
 /// The whole life of a read-only tool: stdin request -> `f` -> stdout response.
 ///
 /// A tool's `main` is just `clawrun_tool_protocol::run("Read", clawrun_tool_read::read)`.
-pub fn run<A, F>(tool: &str, f: F)
+pub fn run<A, O, F>(tool: &str, f: F)
 where
     A: DeserializeOwned,
-    F: FnOnce(A, &State) -> Result<String, String>,
+    O: Into<Output>,
+    F: FnOnce(A, &State) -> Result<O, String>,
 {
     run_mut(tool, |args, state: &mut State| f(args, state));
 }
 
 /// Like [`run`], for tools that update the state.
-pub fn run_mut<A, F>(tool: &str, f: F)
+pub fn run_mut<A, O, F>(tool: &str, f: F)
 where
     A: DeserializeOwned,
-    F: FnOnce(A, &mut State) -> Result<String, String>,
+    O: Into<Output>,
+    F: FnOnce(A, &mut State) -> Result<O, String>,
 {
     let mut input = String::new();
     let response = match std::io::stdin().read_to_string(&mut input) {
         Ok(_) => handle_mut(tool, &input, f),
         Err(err) => Response::new(
-            Err(format!("{tool}: cannot read request from stdin: {err}")),
+            Err::<String, _>(format!("{tool}: cannot read request from stdin: {err}")),
             State::default(),
         ),
     };
@@ -236,6 +246,27 @@ mod tests {
             response
                 .output
                 .ends_with("\n... [output truncated: 10 more characters]")
+        );
+    }
+
+    #[test]
+    fn images_travel_after_the_text_and_are_omitted_when_absent() {
+        let response = handle("Img", r#"{"args":{"text":"x"}}"#, |_: Echo, _: &State| {
+            Ok(Output {
+                text: "an image".into(),
+                images: vec![Image::from_bytes("image/png", b"png")],
+            })
+        });
+        assert_eq!(
+            serde_json::to_value(&response).unwrap()["images"],
+            json!([{"media_type": "image/png", "data": "cG5n"}])
+        );
+        let response = handle("Echo", r#"{"args":{"text":"x"}}"#, echo);
+        assert!(
+            serde_json::to_value(&response)
+                .unwrap()
+                .get("images")
+                .is_none()
         );
     }
 

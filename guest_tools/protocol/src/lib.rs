@@ -5,6 +5,7 @@
 //!
 //! - [`envelope`]: the request/response types and the [`run`] / [`run_mut`] entry points, so a
 //!   tool's `main.rs` is one line;
+//! - [`image`]: images a tool returns next to its text, base64-encoded;
 //! - [`args`]: typed argument parsing with error messages that name the offending field;
 //! - [`lenient`]: `deserialize_with` helpers that accept the loose JSON models actually send;
 //! - [`path`]: resolving tool paths against `state.cwd`;
@@ -17,6 +18,7 @@
 pub mod args;
 pub mod envelope;
 pub mod fsutil;
+pub mod image;
 pub mod lenient;
 pub mod output;
 pub mod path;
@@ -25,5 +27,6 @@ pub mod walk;
 
 pub use args::parse_args;
 pub use envelope::{Request, Response, State, handle, handle_mut, run, run_mut};
+pub use image::{Image, Output};
 pub use output::{MAX_OUTPUT_CHARS, truncate_output};
 pub use path::{ToolPath, normalize_lexically};

@@ -1,19 +1,28 @@
-//! The `Read` tool: show a text file with `cat -n` style line numbers.
+//! The `Read` tool: show a text file with `cat -n` style line numbers, a PDF's text page by
+//! page, or an image to the model.
 //!
 //! Semantics follow Claude Code's `Read`: `offset` is the 1-based first line (default 1),
 //! `limit` the number of lines (default [`DEFAULT_LIMIT`]), lines longer than
 //! [`text::MAX_LINE_CHARS`] are clipped. Binary files are described, not dumped. When the
 //! numbered lines would not fit in the protocol's output cap, Read stops at a whole line and says
 //! which `offset` continues, so the model can page instead of losing the tail.
+//!
+//! A PDF (by its `%PDF-` signature or a `.pdf` name) is shown as its pages' text, extracted
+//! here in the sandbox and laid out as on the page, in `--- page N ---` sections; `pages`
+//! picks some ([`pdf`]). A PNG, JPEG, GIF or WebP image comes back as an image in the
+//! response's `images`, with a one-line description as the text ([`image`]).
 
 #![warn(missing_docs)]
+
+pub mod image;
+pub mod pdf;
 
 use std::fs;
 use std::io::ErrorKind;
 
 use clawrun_tool_protocol::fsutil::describe_io_error;
 use clawrun_tool_protocol::text::{self, Decoded};
-use clawrun_tool_protocol::{MAX_OUTPUT_CHARS, State, lenient};
+use clawrun_tool_protocol::{MAX_OUTPUT_CHARS, Output, State, lenient};
 use serde::Deserialize;
 
 /// Number of lines shown when `limit` is not given.
@@ -33,10 +42,34 @@ pub struct ReadArgs {
     /// Maximum number of lines to show.
     #[serde(default, deserialize_with = "lenient::opt_usize")]
     pub limit: Option<usize>,
+    /// PDF pages to show: `"3"`, `"1-3"`, `"2,5-7"`, `"4-"` (default: all).
+    #[serde(default)]
+    pub pages: Option<Pages>,
+}
+
+/// The `pages` argument: a selection string, or a bare page number.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Pages {
+    /// `"1-3"`.
+    Text(String),
+    /// `2`.
+    Number(u64),
+}
+
+impl Pages {
+    /// The selection as text; `None` when it is blank.
+    fn spec(&self) -> Option<String> {
+        match self {
+            Pages::Text(s) if s.trim().is_empty() => None,
+            Pages::Text(s) => Some(s.clone()),
+            Pages::Number(n) => Some(n.to_string()),
+        }
+    }
 }
 
 /// Runs `Read`.
-pub fn read(args: ReadArgs, state: &State) -> Result<String, String> {
+pub fn read(args: ReadArgs, state: &State) -> Result<Output, String> {
     if args.file_path.is_empty() {
         return Err("Read: \"file_path\" must not be empty".into());
     }
@@ -55,30 +88,56 @@ pub fn read(args: ReadArgs, state: &State) -> Result<String, String> {
     }
     let bytes = fs::read(&path.fs)
         .map_err(|err| format!("Cannot read {path}: {}", describe_io_error(&err)))?;
-    let text = match text::decode(&bytes) {
+    let pages = args.pages.as_ref().and_then(Pages::spec);
+    let named_pdf = path.display.to_ascii_lowercase().ends_with(".pdf");
+    if clawrun_pdf::is_pdf(&bytes) || (named_pdf && !bytes.is_empty()) {
+        return pdf::read(&path, &bytes, pages.as_deref()).map(Output::from);
+    }
+    if pages.is_some() {
+        return Err(format!(
+            "Read: \"pages\" applies only to PDF files, and {path} is not a PDF"
+        ));
+    }
+    if let Some(format) = image::sniff(&bytes) {
+        return image::read(&path, &bytes, format);
+    }
+    if image::has_image_extension(&path.display) && !bytes.is_empty() {
+        return Err(format!(
+            "{path} is named like an image but is not a PNG, JPEG, GIF or WebP file"
+        ));
+    }
+    Ok(text_file(&path, &bytes, args.offset, limit).into())
+}
+
+/// A text file as numbered lines (binary files described).
+fn text_file(
+    path: &clawrun_tool_protocol::ToolPath,
+    bytes: &[u8],
+    offset: Option<usize>,
+    limit: usize,
+) -> String {
+    let text = match text::decode(bytes) {
         Decoded::Binary => {
-            return Ok(format!(
+            return format!(
                 "Binary file {path} ({} bytes) cannot be displayed as text",
                 bytes.len()
-            ));
+            );
         }
         Decoded::Text(text) => text,
     };
     if text.is_empty() {
-        return Ok(format!(
-            "Warning: the file {path} exists but the contents are empty."
-        ));
+        return format!("Warning: the file {path} exists but the contents are empty.");
     }
     let lines: Vec<&str> = text::split_lines(&text).collect();
-    let first = args.offset.unwrap_or(1).max(1);
+    let first = offset.unwrap_or(1).max(1);
     if first > lines.len() {
-        return Ok(format!(
+        return format!(
             "Warning: the file {path} exists but is shorter than the provided offset ({first}). \
              The file has {} lines.",
             lines.len()
-        ));
+        );
     }
-    Ok(render(&lines, first, limit))
+    render(&lines, first, limit)
 }
 
 /// Numbers `lines[first-1 ..]`, at most `limit` of them, within the output cap.

@@ -23,6 +23,17 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// An image a tool returned, as the trace records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageRef {
+    /// Its media type, e.g. `image/png`.
+    pub media_type: String,
+    /// blake3 of its bytes (hex).
+    pub hash: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
 /// What a trace event records.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -96,6 +107,10 @@ pub enum EventKind {
         /// The workspace's root hash after the call, when the call changed it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         root_hash: Option<String>,
+        /// Images the tool returned to the model (recorded by hash; the bytes stay out of the
+        /// trace). Absent when there are none, as in traces written before tools returned images.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImageRef>,
     },
     /// The simulated user answered.
     UserTurn {

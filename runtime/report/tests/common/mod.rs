@@ -193,6 +193,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             is_error: true,
             status: Some(429),
             root_hash: None,
+            images: Vec::new(),
         },
         EventKind::ToolCall {
             id: "call_2_0".into(),
@@ -206,6 +207,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             is_error: false,
             status: Some(200),
             root_hash: None,
+            images: Vec::new(),
         },
         EventKind::Message {
             role: Role::Assistant,

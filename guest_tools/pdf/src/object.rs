@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::inflate;
+use crate::inflate;
 
 /// A PDF object.
 #[derive(Clone, Debug, PartialEq)]
