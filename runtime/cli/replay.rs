@@ -102,7 +102,8 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         trials: 1,
         faults: meta["faults"].as_str().map(str::to_string),
         seed: meta["seed"].as_u64().unwrap_or(0),
-        out: run.join(".replay"),
+        // Re-run trials go to a scratch folder, never into the recorded run.
+        out: std::env::temp_dir().join(format!("clawrun-replay-{}", std::process::id())),
         jobs: 1,
         shard: None,
         resume: false,
