@@ -52,7 +52,8 @@ pub struct RunArgs {
     /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are reported unjudged).
     #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
     judge: Option<ModelConfig>,
-    /// The model playing simulated users that have no script.
+    /// The model playing the simulated users of multi-turn tasks from their persona (default:
+    /// the tasks' `user_agent.script`, offline).
     #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
     user_model: Option<ModelConfig>,
     /// Token limit per trial.

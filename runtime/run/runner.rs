@@ -44,7 +44,7 @@ pub struct RunOptions {
     pub resume: bool,
     /// The LLM judge.
     pub judge: Option<ModelConfig>,
-    /// The model playing simulated users without a script.
+    /// The model playing simulated users from their persona (else their scripts).
     pub user_model: Option<ModelConfig>,
     /// Token limit per trial.
     pub max_tokens: Option<u64>,

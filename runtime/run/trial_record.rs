@@ -123,8 +123,8 @@ pub fn run_and_record(
     })
 }
 
-/// The simulated user of a multi-turn task: the recording when replaying, else the task's
-/// script, else an LLM playing the persona; `None` for single-turn tasks.
+/// The simulated user of a multi-turn task: the recording when replaying, else an LLM playing
+/// the persona when a user model is given, else the task's script; `None` for single-turn tasks.
 fn simulated_user(
     cx: &TrialContext<'_>,
     task: &TaskEnv,
@@ -136,6 +136,12 @@ fn simulated_user(
     if let Some(events) = recorded {
         return Ok(Some(Box::new(ReplayUser::new(events))));
     }
+    // With a user model the persona is played by it (Claw-Eval's way); the script is the
+    // offline stand-in.
+    if let Some(config) = cx.user_model {
+        let client = LlmClient::new(config.clone()).map_err(|e| anyhow!("{e}"))?;
+        return Ok(Some(Box::new(LlmUser::new(client, &ua.persona))));
+    }
     if let Some(script) = &ua.script {
         let user = script.start().map_err(|e| {
             anyhow!(
@@ -144,10 +150,6 @@ fn simulated_user(
             )
         })?;
         return Ok(Some(Box::new(user)));
-    }
-    if let Some(config) = cx.user_model {
-        let client = LlmClient::new(config.clone()).map_err(|e| anyhow!("{e}"))?;
-        return Ok(Some(Box::new(LlmUser::new(client, &ua.persona))));
     }
     Err(anyhow!(
         "{}: a multi-turn task needs a simulated user: add `user_agent.script` to the task or pass --user-model openai:MODEL",
