@@ -9,7 +9,6 @@ use std::sync::LazyLock;
 use clawrun::agents::llm::{ModelConfig, Provider, install_crypto_provider};
 use clawrun::agents::mock::{Script, serve_mock_llm};
 use clawrun::agents::trace::{EventKind, read_trace};
-use clawrun::judge::ScoreConfig;
 use clawrun::run::{AgentSpec, RunOptions, run};
 use clawrun::tools::{ToolCall, ToolEnv, ToolOutcome, ToolState, Toolbox, WORKSPACE};
 use clawrun::vfs::Vfs;
@@ -180,25 +179,10 @@ fn images_reach_the_model_inside_tool_results_and_the_trace_by_hash() {
     model.api_key = Some("test-key".into());
     model.cache_dir = Some(tmp.path().join("cache"));
     let out = tmp.path().join("run");
-    let result = run(&RunOptions {
-        suite: tmp.path().join("suite"),
-        tasks: vec!["media_read".into()],
-        agent: AgentSpec::Model(model),
-        trials: 1,
-        faults: None,
-        seed: 7,
-        out: out.clone(),
-        jobs: 1,
-        shard: None,
-        resume: false,
-        judge: None,
-        user_model: None,
-        max_tokens: None,
-        score: ScoreConfig::default(),
-        infra_retries: 0,
-        progress: false,
-    })
-    .unwrap();
+    let mut options = RunOptions::new(tmp.path().join("suite"), AgentSpec::Model(model), &out);
+    options.tasks = vec!["media_read".into()];
+    options.seed = 7;
+    let result = run(&options).unwrap();
     let record = &result.records[0];
     assert!(record.verdict.as_ref().unwrap().scores.passed, "{record:?}");
 

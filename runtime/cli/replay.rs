@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::Status;
 
@@ -95,32 +95,14 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     };
     let mut task_ids: Vec<String> = records.iter().map(|r| r.task_id.clone()).collect();
     task_ids.dedup();
-    let options = RunOptions {
-        suite,
-        tasks: task_ids,
-        agent: AgentSpec::Replay(run.clone()),
-        trials: 1,
-        faults: meta["faults"].as_str().map(str::to_string),
-        seed: meta["seed"].as_u64().unwrap_or(0),
-        // Re-run trials go to a scratch folder, never into the recorded run.
-        out: std::env::temp_dir().join(format!("clawrun-replay-{}", std::process::id())),
-        jobs: 1,
-        shard: None,
-        resume: false,
-        judge: None,
-        user_model: None,
-        max_tokens: None,
-        score,
-        infra_retries: 0,
-        progress: false,
-    };
-    let plan = match options.faults.as_deref() {
-        None | Some("none") => None,
-        Some(arg) => Some(
-            crate::faults::plan_from_cli(arg, &crate::faults::LoadOptions::from_env(options.seed))
-                .map_err(|e| anyhow!("{e}"))?,
-        ),
-    };
+    // Re-run trials go to a scratch folder, never into the recorded run.
+    let scratch = std::env::temp_dir().join(format!("clawrun-replay-{}", std::process::id()));
+    let mut options = RunOptions::new(suite, AgentSpec::Replay(run.clone()), scratch);
+    options.tasks = task_ids;
+    options.faults = meta["faults"].as_str().map(str::to_string);
+    options.seed = meta["seed"].as_u64().unwrap_or(0);
+    options.score = score;
+    let plan = options.fault_plan()?;
     let tasks = crate::run::runner::prepare_tasks(&options, plan.as_ref())?;
     let harness = Harness::new()?;
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -34,24 +34,8 @@ struct Outcome {
 
 /// Runs `clawrun validate`.
 pub fn validate_command(args: ValidateArgs) -> Result<i32> {
-    let options = RunOptions {
-        suite: args.suite.clone(),
-        tasks: args.tasks.clone(),
-        agent: AgentSpec::Oracle,
-        trials: 1,
-        faults: None,
-        seed: 0,
-        out: PathBuf::new(),
-        jobs: 1,
-        shard: None,
-        resume: false,
-        judge: None,
-        user_model: None,
-        max_tokens: None,
-        score: ScoreConfig::default(),
-        infra_retries: 0,
-        progress: false,
-    };
+    let mut options = RunOptions::new(&args.suite, AgentSpec::Oracle, PathBuf::new());
+    options.tasks = args.tasks.clone();
     let tasks = prepare_tasks(&options, None)?;
     let harness = Harness::new()?;
     let rt = tokio::runtime::Builder::new_current_thread()

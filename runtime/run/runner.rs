@@ -56,6 +56,41 @@ pub struct RunOptions {
     pub progress: bool,
 }
 
+impl RunOptions {
+    /// One trial of every task in `suite` with `agent` into `out`: no faults, seed 0, one
+    /// worker, no judge or user model, default scores, no progress bar. Callers adjust fields.
+    pub fn new(suite: impl Into<PathBuf>, agent: AgentSpec, out: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            suite: suite.into(),
+            tasks: Vec::new(),
+            agent,
+            trials: 1,
+            faults: None,
+            seed: 0,
+            out: out.into(),
+            jobs: 1,
+            shard: None,
+            resume: false,
+            judge: None,
+            user_model: None,
+            max_tokens: None,
+            score: ScoreConfig::default(),
+            infra_retries: 0,
+            progress: false,
+        }
+    }
+
+    /// The run's fault plan from `faults` (`None` for none), seeded with the run seed.
+    pub fn fault_plan(&self) -> Result<Option<FaultPlan>> {
+        match self.faults.as_deref() {
+            None | Some("none") => Ok(None),
+            Some(arg) => plan_from_cli(arg, &FaultOptions::from_env(self.seed))
+                .map(Some)
+                .map_err(|e| anyhow!("{e}")),
+        }
+    }
+}
+
 /// What a run left.
 pub struct RunResult {
     /// Every record in the journal (latest per trial).
@@ -135,13 +170,7 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
 
 /// Runs `options`.
 pub fn run(options: &RunOptions) -> Result<RunResult> {
-    let plan = match options.faults.as_deref() {
-        None | Some("none") => None,
-        Some(arg) => Some(
-            plan_from_cli(arg, &FaultOptions::from_env(options.seed))
-                .map_err(|e| anyhow!("{e}"))?,
-        ),
-    };
+    let plan = options.fault_plan()?;
     let tasks = prepare_tasks(options, plan.as_ref())?;
     let harness = Harness::new()?;
     let judge = options

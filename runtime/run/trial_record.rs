@@ -8,7 +8,7 @@ use clawrun_agents::Complete;
 use clawrun_agents::llm::{LlmClient, ModelConfig};
 use clawrun_agents::trace::{Event, Outcome};
 use clawrun_judge::ScoreConfig;
-use clawrun_report::{Group, Status, TrialRecord};
+use clawrun_report::{Status, TrialRecord};
 
 use super::agent_spec::{AgentSpec, recorded_trace};
 use crate::trial::{Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, run_trial};
@@ -97,11 +97,7 @@ pub fn run_and_record(
     Ok(TrialRecord {
         task_id: task.id().to_string(),
         category: task.loaded.task.category.clone().unwrap_or_default(),
-        group: match task.loaded.task.group {
-            clawrun_task::Group::General => Group::General,
-            clawrun_task::Group::Multimodal => Group::Multimodal,
-            clawrun_task::Group::MultiTurn => Group::MultiTurn,
-        },
+        group: task.loaded.task.group,
         trial,
         seed: output.seed,
         agent: cx.agent.describe(),

@@ -1,7 +1,6 @@
 //! One line of a run's `journal.jsonl`: a finished trial, scored or failed for infrastructure
 //! reasons.
 
-use std::fmt;
 use std::io::BufRead;
 
 use clawrun_agents::trace::Outcome;
@@ -10,36 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ReportError;
 
-/// A task's group, as Claw-Eval splits its leaderboard.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Group {
-    /// Text-only, single-turn tasks.
-    #[serde(rename = "general")]
-    General,
-    /// Tasks with images, video or documents to look at.
-    #[serde(rename = "multimodal")]
-    Multimodal,
-    /// Tasks with a simulated user.
-    #[serde(rename = "multi-turn")]
-    MultiTurn,
-}
-
-impl Group {
-    /// The name used in journals and reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Group::General => "general",
-            Group::Multimodal => "multimodal",
-            Group::MultiTurn => "multi-turn",
-        }
-    }
-}
-
-impl fmt::Display for Group {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use clawrun_task::Group;
 
 /// Whether a trial counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

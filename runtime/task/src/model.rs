@@ -78,8 +78,10 @@ pub struct Task {
     pub epoch: Option<i64>,
 }
 
-/// The split a task belongs to.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// The split a task belongs to (also how reports group trials).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 pub enum Group {
     /// Tool use over services and files.
     #[default]
@@ -91,6 +93,12 @@ pub enum Group {
     /// A simulated user answers the agent.
     #[serde(rename = "multi-turn")]
     MultiTurn,
+}
+
+impl std::fmt::Display for Group {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl Group {
