@@ -724,7 +724,7 @@ fn yaml_syntax_errors_carry_line_and_column() {
     let e = broken("rules: [\n");
     assert_eq!(
         e.to_string(),
-        "plan.yaml:1:8: invalid YAML: unclosed bracket '['"
+        "plan.yaml:1:8: invalid YAML: unclosed bracket '['\n  hint: check the indentation and quoting around this line"
     );
 }
 

@@ -21,7 +21,7 @@
 
 use serde::Deserialize;
 
-use super::error::{PlanError, Pos};
+use super::error::PlanError;
 use super::kind::{KindError, KindSpec};
 use super::plan::FaultPlan;
 use super::preset::{self, CLAW_EVAL};
@@ -89,30 +89,21 @@ impl LoadOptions {
 }
 
 impl FaultsSection {
-    /// Parses YAML (or JSON) text holding a whole section; syntax errors carry line:column.
+    /// Parses YAML (or JSON) text holding a whole section; syntax errors carry line:column
+    /// (the task loader's YAML reading, so plans and tasks report them alike).
     pub fn from_yaml(text: &str, origin: &str) -> Result<Self, PlanError> {
-        serde_saphyr::from_str::<FaultsSection>(text).map_err(|e| {
-            let pos = e.location().filter(|l| l.line() > 0).map(|l| Pos {
-                line: l.line(),
-                column: l.column(),
-            });
-            let mut message = e.without_snippet().to_string();
-            if let Some(pos) = pos {
-                // serde-saphyr appends the position; ours leads the line instead.
-                let tail = format!(" at line {}, column {}", pos.line, pos.column);
-                if let Some(stripped) = message.strip_suffix(&tail) {
-                    message = stripped.to_string();
+        clawrun_task::parse_yaml(text, origin)
+            .map(|node| FaultsSection { node })
+            .map_err(|e| {
+                let mut err = PlanError::new(origin, "", e.to_string());
+                if let clawrun_task::Error::Invalid(diags) = &e
+                    && let Some(d) = diags.first()
+                {
+                    err = PlanError::new(origin, "", d.message.clone()).at(d.pos);
+                    err.hint = d.hint.clone();
                 }
-            }
-            // Drop serde-saphyr's advice to its API users; ours is for the plan's author.
-            let mut err = PlanError::new(origin, "", "").at(pos);
-            if let Some(i) = message.find(", set DuplicateKeyPolicy") {
-                message.truncate(i);
-                err.hint = Some("a field may appear only once in a mapping".into());
-            }
-            err.message = format!("invalid YAML: {message}");
-            err
-        })
+                err
+            })
     }
 
     /// A section from an already parsed node (a task file's `faults:`).
