@@ -286,3 +286,44 @@ fn multi_turn_scripted_user_offline_and_llm_user() {
         |e| matches!(&e.kind, EventKind::UserTurn { text, done: true, .. } if text.contains("with 20 years left"))
     ));
 }
+
+#[test]
+fn limits_end_execution_max_turns_and_tokens() {
+    let tmp = tempfile::tempdir().unwrap();
+    // e2e_mail allows 10 turns; this script wants 12 tool turns.
+    let script = tmp.path().join("loop.yaml");
+    let steps: String = (0..12)
+        .map(|i| {
+            format!("  - call: Bash\n    args: {{command: \"echo {i} >> /workspace/log.txt\"}}\n")
+        })
+        .collect();
+    std::fs::write(&script, format!("steps:\n{steps}answer: done\n")).unwrap();
+    let out = tmp.path().join("turns");
+    let result = run(&options(&["e2e_mail"], AgentSpec::Scripted(script), &out)).unwrap();
+    let r = &result.records[0];
+    assert_eq!(r.outcome, Outcome::MaxTurns);
+    assert_eq!(r.turns, 10);
+
+    install_crypto_provider();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let heavy = "rules:\n  - match: {}\n    reply:\n      text: thinking\n      tool_calls: [{name: Bash, arguments: {command: 'true'}}]\n      usage: {input_tokens: 600, output_tokens: 10}\n";
+    let server = rt
+        .block_on(serve_mock_llm(
+            Script::parse(heavy, "heavy").unwrap(),
+            "127.0.0.1:0".parse().unwrap(),
+        ))
+        .unwrap();
+    let mut o = options(
+        &["e2e_mail"],
+        AgentSpec::Model(model(Provider::Anthropic, &server.url(), tmp.path())),
+        &tmp.path().join("tokens"),
+    );
+    o.max_tokens = Some(1000);
+    let r = run(&o).unwrap().records.remove(0);
+    assert_eq!(r.outcome, Outcome::TokenLimit);
+    assert_eq!(r.turns, 2, "610 tokens after one turn, 1220 after two");
+}

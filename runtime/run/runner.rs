@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clawrun_agents::llm::{LlmClient, ModelConfig};
@@ -212,8 +212,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         }
     }
 
-    let stop = Arc::new(AtomicBool::new(false));
-    install_ctrl_c(stop.clone());
+    // Set on the first error (or Ctrl-C): workers stop claiming trials.
+    let stop = AtomicBool::new(interrupted());
     let bar = progress_bar(options.progress, pending.len());
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Result<TrialRecord>>();
@@ -248,7 +248,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         return;
                     }
                 };
-                while !stop.load(Ordering::SeqCst) {
+                while !stop.load(Ordering::SeqCst) && !interrupted() {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(&(t, trial)) = pending.get(i) else {
                         break;
@@ -260,7 +260,10 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         if tx.send(result).is_err() {
                             return;
                         }
-                        if !infra || attempt == options.infra_retries || stop.load(Ordering::SeqCst)
+                        if !infra
+                            || attempt == options.infra_retries
+                            || stop.load(Ordering::SeqCst)
+                            || interrupted()
                         {
                             break;
                         }
@@ -314,7 +317,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     Ok(RunResult {
         records: latest(records).into_values().collect(),
         ran,
-        interrupted: stop.load(Ordering::SeqCst),
+        interrupted: interrupted(),
     })
 }
 
@@ -349,27 +352,35 @@ fn write_run_json(options: &RunOptions, tasks: &[TaskEnv]) -> Result<()> {
         .with_context(|| format!("writing {}/run.json", options.out.display()))
 }
 
-/// Sets `stop` on the first Ctrl-C; a second one exits at once.
-fn install_ctrl_c(stop: Arc<AtomicBool>) {
-    std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        else {
-            return;
-        };
-        rt.block_on(async {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!(
-                    "\nclawrun: stopping after the trials in flight (Ctrl-C again to quit now)"
-                );
-                stop.store(true, Ordering::SeqCst);
+/// Set by the first Ctrl-C: runs stop claiming new trials.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether Ctrl-C was pressed (the handler is installed once per process, on the first call);
+/// a second Ctrl-C exits at once.
+fn interrupted() -> bool {
+    static HANDLER: std::sync::Once = std::sync::Once::new();
+    HANDLER.call_once(|| {
+        std::thread::spawn(|| {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
                 if tokio::signal::ctrl_c().await.is_ok() {
-                    std::process::exit(130);
+                    eprintln!(
+                        "\nclawrun: stopping after the trials in flight (Ctrl-C again to quit now)"
+                    );
+                    INTERRUPTED.store(true, Ordering::SeqCst);
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        std::process::exit(130);
+                    }
                 }
-            }
+            });
         });
     });
+    INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// A progress bar with ETA and the running pass rate (hidden when not wanted).
