@@ -23,7 +23,7 @@ fn prepare(id: &str, rate: &str) -> TaskEnv {
     let root = suite();
     let s = clawrun::task::Suite::open(&root).unwrap();
     let plan = plan_from_cli(&format!("claw-eval:{rate}"), &LoadOptions::new(1)).unwrap();
-    TaskEnv::prepare(&root, s.load(&format!("tasks/{id}")).unwrap(), Some(&plan)).unwrap()
+    TaskEnv::prepare(s.load(&format!("tasks/{id}")).unwrap(), Some(&plan)).unwrap()
 }
 
 /// One oracle trial of `task`, judged.
@@ -125,7 +125,7 @@ fn main() {
                 .as_ref()
                 .is_none_or(|u| !u.enabled || u.script.is_some())
         })
-        .map(|l| TaskEnv::prepare(root, l, Some(&plan)).unwrap())
+        .map(|l| TaskEnv::prepare(l, Some(&plan)).unwrap())
         .collect();
     let rounds = 10u32;
     let start = Instant::now();

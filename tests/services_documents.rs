@@ -425,3 +425,78 @@ fn objects_inside_object_streams_are_found() {
         ["From an object stream"]
     );
 }
+
+/// The same service loaded through a capability on the suite folder (as trials load it): the
+/// base is `base/` under the suite, nothing outside the suite folder can be read.
+fn capability_service() -> (tempfile::TempDir, ServiceSet) {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    std::fs::create_dir_all(suite.join("base/docs")).unwrap();
+    std::fs::write(suite.join("base/docs/a.pdf"), pdf_bytes("simple")).unwrap();
+    std::fs::write(suite.join("base/docs/notes.txt"), "hi").unwrap();
+    std::fs::write(suite.join("outside.pdf"), pdf_bytes("simple")).unwrap();
+    std::fs::write(tmp.path().join("secret.pdf"), pdf_bytes("simple")).unwrap();
+    std::os::unix::fs::symlink(
+        tmp.path().join("secret.pdf"),
+        suite.join("base/docs/link.pdf"),
+    )
+    .unwrap();
+    let dir = cap_std::fs::Dir::open_ambient_dir(&suite, cap_std::ambient_authority()).unwrap();
+    let spec = ServiceSpec::named("documents").with_env("DOCUMENTS_BASE_DIR", "base");
+    let set = ServiceSet::load_in(&dir, &[spec], &LoadOptions::default(), NOW).unwrap();
+    (tmp, set)
+}
+
+#[test]
+fn capability_base_serves_inside_and_refuses_everything_outside() {
+    let (_tmp, mut s) = capability_service();
+    let mut call = |path: &str| {
+        post(
+            &mut s,
+            "documents",
+            "/documents/extract_text",
+            &format!(r#"{{"path": "{path}"}}"#),
+        )
+    };
+    let (status, body) = call("docs/a.pdf");
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains(r#""path":"docs/a.pdf""#) && body.contains("Hello World"),
+        "{body}"
+    );
+    assert_eq!(call("./docs/../docs/a.pdf").0, 200);
+    assert_eq!(call("docs/missing.pdf").0, 404);
+    assert_eq!(call("docs/notes.txt").0, 400);
+    for escape in [
+        "../outside.pdf",
+        "/etc/passwd",
+        "docs/../../outside.pdf",
+        "docs/link.pdf",
+    ] {
+        let (status, body) = call(escape);
+        assert_eq!(status, 400, "{escape}: {body}");
+        assert!(
+            body.contains("Path escapes base directory"),
+            "{escape}: {body}"
+        );
+    }
+}
+
+#[test]
+fn capability_fixtures_cannot_name_files_outside_the_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::write(tmp.path().join("inbox.json"), "[]").unwrap();
+    let dir = cap_std::fs::Dir::open_ambient_dir(&suite, cap_std::ambient_authority()).unwrap();
+    for path in [
+        "../inbox.json",
+        tmp.path().join("inbox.json").to_str().unwrap(),
+    ] {
+        let spec = ServiceSpec::named("gmail").with_env("GMAIL_FIXTURES", path);
+        let err = ServiceSet::load_in(&dir, &[spec], &LoadOptions::default(), NOW)
+            .err()
+            .unwrap_or_else(|| panic!("{path} was read"));
+        assert!(err.to_string().contains("inbox.json"), "{err}");
+    }
+}

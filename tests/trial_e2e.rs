@@ -225,7 +225,7 @@ fn judge_files_are_invisible_during_execution() {
     let suite_dir = suite();
     let s = clawrun::task::Suite::open(&suite_dir).unwrap();
     let loaded = s.load("tasks/e2e_mail").unwrap();
-    let task = TaskEnv::prepare(&suite_dir, loaded, None).unwrap();
+    let task = TaskEnv::prepare(loaded, None).unwrap();
     assert!(!task.judge_files.is_empty());
     let leaks = firewall::probe(&harness, &task).unwrap();
     assert!(leaks.is_empty(), "{leaks:#?}");

@@ -153,7 +153,7 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
                 for w in &loaded.warnings {
                     tracing::debug!("{w}");
                 }
-                match TaskEnv::prepare(&options.suite, loaded, plan) {
+                match TaskEnv::prepare(loaded, plan) {
                     Ok(env) => envs.push(env),
                     Err(e) => errors.push(format!("{e:#}")),
                 }

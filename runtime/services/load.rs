@@ -21,6 +21,16 @@ pub enum FixturePolicy {
     TaskLocal(PathBuf),
 }
 
+/// Where fixture files are read from.
+#[derive(Clone, Copy, Debug)]
+pub enum FixtureRoot<'a> {
+    /// A host folder (`clawrun services`, tests): paths relative to it, or absolute.
+    Host(&'a Path),
+    /// A capability on the suite folder (trials): paths relative to it only; `..` out of it,
+    /// absolute paths and symlinks leading out are refused.
+    Dir(&'a cap_std::fs::Dir),
+}
+
 /// Options for [`ServiceSet::load`](super::ServiceSet::load).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadOptions {
@@ -107,7 +117,7 @@ impl Base {
 /// What a loader may consult.
 pub struct LoadCtx<'a> {
     /// The Claw-Eval root (the directory holding `tasks/`).
-    pub root: &'a Path,
+    pub root: FixtureRoot<'a>,
     /// The task's entry.
     pub spec: &'a ServiceSpec,
     /// Load options.
@@ -136,13 +146,29 @@ impl LoadCtx<'_> {
         self.spec.env.get(var).map(String::as_str)
     }
 
-    /// A path from the environment, relative to the root unless absolute.
+    /// A path from the environment: relative to a host root unless absolute; as written under
+    /// a capability root (which refuses absolute paths when reading).
     pub fn resolve(&self, p: &str) -> PathBuf {
         let p = Path::new(p);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.root.join(p)
+        match self.root {
+            FixtureRoot::Host(root) if !p.is_absolute() => root.join(p),
+            _ => p.to_path_buf(),
+        }
+    }
+
+    /// Whether `path` (from [`LoadCtx::resolve`]) names a file.
+    pub fn is_file(&self, path: &Path) -> bool {
+        match self.root {
+            FixtureRoot::Host(_) => path.is_file(),
+            FixtureRoot::Dir(dir) => dir.metadata(path).is_ok_and(|m| m.is_file()),
+        }
+    }
+
+    /// The root as a path for messages and base folders (`.` for a capability root).
+    pub fn root_path(&self) -> PathBuf {
+        match self.root {
+            FixtureRoot::Host(root) => root.to_path_buf(),
+            FixtureRoot::Dir(_) => PathBuf::from("."),
         }
     }
 
@@ -158,7 +184,7 @@ impl LoadCtx<'_> {
             && let Some(i) = default.find("/fixtures/")
         {
             let local = task_dir.join(&default[i + 1..]);
-            if local.is_file() {
+            if self.is_file(&local) {
                 return Source {
                     path: local,
                     origin: format!("task copy for {var}"),
@@ -173,7 +199,11 @@ impl LoadCtx<'_> {
 
     /// Reads a file.
     pub fn read(&self, src: &Source) -> Result<Vec<u8>, LoadError> {
-        std::fs::read(&src.path).map_err(|source| LoadError::Read {
+        let read = match self.root {
+            FixtureRoot::Host(_) => std::fs::read(&src.path),
+            FixtureRoot::Dir(dir) => dir.read(&src.path),
+        };
+        read.map_err(|source| LoadError::Read {
             service: self.name().into(),
             file: src.path.clone(),
             origin: src.origin.clone(),

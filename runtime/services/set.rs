@@ -8,7 +8,7 @@ use super::builtin;
 use super::engine::{Fixture, Service};
 use super::http::{Method, ServiceRequest, ServiceResponse};
 use super::json::{Json, Obj};
-use super::load::{Base, LoadCtx, LoadError, LoadOptions, load_records};
+use super::load::{Base, FixtureRoot, LoadCtx, LoadError, LoadOptions, load_records};
 use super::spec::ServiceSpec;
 use super::store::Records;
 use super::time::Timestamp;
@@ -32,10 +32,31 @@ impl ServiceSet {
         Self::default()
     }
 
-    /// Loads `specs` (a task's `services:`) with fixtures under `root` (the Claw-Eval root),
-    /// applying load-time date shifts relative to `now`.
+    /// Loads `specs` (a task's `services:`) with fixtures under the host folder `root` (the
+    /// Claw-Eval root), applying load-time date shifts relative to `now`.
     pub fn load(
         root: &Path,
+        specs: &[ServiceSpec],
+        options: &LoadOptions,
+        now: Timestamp,
+    ) -> Result<Self, LoadError> {
+        Self::load_from(FixtureRoot::Host(root), specs, options, now)
+    }
+
+    /// Like [`ServiceSet::load`], reading every fixture through the capability `suite` (the
+    /// folder holding `tasks/`): nothing outside it can be read, at load time or later.
+    pub fn load_in(
+        suite: &cap_std::fs::Dir,
+        specs: &[ServiceSpec],
+        options: &LoadOptions,
+        now: Timestamp,
+    ) -> Result<Self, LoadError> {
+        Self::load_from(FixtureRoot::Dir(suite), specs, options, now)
+    }
+
+    /// Loads `specs` with fixtures under `root`.
+    fn load_from(
+        root: FixtureRoot<'_>,
         specs: &[ServiceSpec],
         options: &LoadOptions,
         now: Timestamp,
@@ -88,7 +109,7 @@ impl ServiceSet {
                     Some(s) => cx.bad(s, message),
                     None => LoadError::Fixture {
                         service: spec.name.clone(),
-                        file: root.into(),
+                        file: cx.root_path(),
                         message,
                     },
                 })?,

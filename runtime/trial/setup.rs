@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clawrun_agents::ToolSpec;
-use std::path::Path;
-
 use clawrun_task::LoadedTask;
 
 use super::presentation::{self, SYSTEM_TOOLS};
@@ -81,12 +79,9 @@ pub struct TrialEnv {
 }
 
 impl TaskEnv {
-    /// Prepares `loaded` from `suite`, adding `run_plan`'s rules after the task's own.
-    pub fn prepare(
-        suite_root: &Path,
-        loaded: LoadedTask,
-        run_plan: Option<&FaultPlan>,
-    ) -> Result<Self> {
+    /// Prepares `loaded` (its files and fixtures read through its suite), adding `run_plan`'s
+    /// rules after the task's own.
+    pub fn prepare(loaded: LoadedTask, run_plan: Option<&FaultPlan>) -> Result<Self> {
         let task = &loaded.task;
         let epoch = Duration::from_secs(
             task.epoch
@@ -104,9 +99,9 @@ impl TaskEnv {
         }
         vfs.root_hash();
 
-        // Fixture paths were checked through the suite's capability when the task loaded.
-        let base_services = ServiceSet::load(
-            suite_root,
+        // Fixtures are read through the suite's capability: nothing outside it is reachable.
+        let base_services = ServiceSet::load_in(
+            loaded.suite().dir(),
             &task.services,
             &services::LoadOptions::default(),
             now,

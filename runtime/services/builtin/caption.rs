@@ -28,7 +28,7 @@ fn load(cx: &LoadCtx<'_>) -> Result<Loaded, LoadError> {
     let mut text = String::new();
     if let Some(dir) = cx.env("CAPTION_FIXTURES").filter(|d| !d.is_empty()) {
         let path = cx.resolve(dir).join("caption.txt");
-        if path.is_file() {
+        if cx.is_file(&path) {
             text = read_text(cx, &path, "CAPTION_FIXTURES")?;
         }
     }

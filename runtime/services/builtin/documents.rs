@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::prelude::*;
 use crate::services::http::ServiceResponse;
-use crate::services::load::{LoadCtx, LoadError, Loaded};
+use crate::services::load::{FixtureRoot, LoadCtx, LoadError, Loaded};
 use crate::services::{pdf, py};
 
 pub(super) static DEF: ServiceDef = ServiceDef {
@@ -29,8 +29,13 @@ pub(super) static DEF: ServiceDef = ServiceDef {
     health: Some(&[("status", "ok")]),
 };
 
-/// The canonical base directory.
-struct Base(PathBuf);
+/// The base directory PDFs are read from.
+enum Base {
+    /// A canonical host folder (`clawrun services`, tests), with upstream's path semantics.
+    Host(PathBuf),
+    /// A capability on the folder (trials): paths are relative to it and cannot leave it.
+    Dir(Arc<cap_std::fs::Dir>),
+}
 
 /// `Path.resolve()` (non-strict): the canonical form of the longest existing prefix, then the
 /// remaining components with `.` and `..` applied.
@@ -72,14 +77,99 @@ fn resolve(p: &Path) -> PathBuf {
 }
 
 fn load(cx: &LoadCtx<'_>) -> Result<Loaded, LoadError> {
-    let dir = match cx.env("DOCUMENTS_BASE_DIR") {
-        Some(d) => cx.resolve(d),
-        None => cx.root.to_path_buf(),
+    let base = match cx.root {
+        FixtureRoot::Host(_) => {
+            let dir = match cx.env("DOCUMENTS_BASE_DIR") {
+                Some(d) => cx.resolve(d),
+                None => cx.root_path(),
+            };
+            Base::Host(resolve(&dir))
+        }
+        FixtureRoot::Dir(root) => {
+            let dir = match cx.env("DOCUMENTS_BASE_DIR").filter(|d| !d.is_empty()) {
+                Some(d) => root.open_dir(d),
+                None => root.try_clone(),
+            };
+            // A base folder that cannot be opened serves nothing (every path is missing).
+            match dir {
+                Ok(dir) => Base::Dir(Arc::new(dir)),
+                Err(_) => Base::Host(PathBuf::new()),
+            }
+        }
     };
     Ok(Loaded {
         records: Vec::new(),
-        extra: Some(Arc::new(Base(resolve(&dir)))),
+        extra: Some(Arc::new(base)),
     })
+}
+
+/// A request refused before reading: its response.
+fn refuse(status: u16, message: String) -> Outcome {
+    Outcome::unlogged(ServiceResponse::detail(status, message))
+}
+
+/// Whether `name` ends in `.pdf` (any case).
+fn is_pdf(name: &Path) -> bool {
+    name.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pdf"))
+}
+
+/// Finds and reads `given` under `base` with upstream's checks, in its order: 404 when missing,
+/// 400 when outside the base, 400 when not a PDF. Returns the bytes and the path relative to
+/// the base.
+fn read_pdf(base: &Base, given: &str) -> Result<(Vec<u8>, String), Outcome> {
+    let missing = || refuse(404, format!("File not found: {given}"));
+    let escapes = || refuse(400, format!("Path escapes base directory: {given}"));
+    let not_pdf = || refuse(400, "Only PDF files are supported".to_string());
+    match base {
+        Base::Host(base) => {
+            let p = Path::new(given);
+            let full = resolve(&if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                base.join(p)
+            });
+            if base.as_os_str().is_empty() || !full.exists() {
+                return Err(missing());
+            }
+            let rel = full.strip_prefix(base).map_err(|_| escapes())?;
+            let rel = rel.to_string_lossy().into_owned();
+            if !is_pdf(&full) {
+                return Err(not_pdf());
+            }
+            let bytes = std::fs::read(&full).map_err(|_| Outcome::crash())?;
+            Ok((bytes, rel))
+        }
+        Base::Dir(dir) => {
+            // Lexically: `..` above the base or an absolute path leaves it.
+            let mut parts: Vec<&str> = Vec::new();
+            for c in Path::new(given).components() {
+                match c {
+                    Component::Normal(n) => parts.push(n.to_str().unwrap_or("")),
+                    Component::CurDir => {}
+                    Component::ParentDir => {
+                        if parts.pop().is_none() {
+                            return Err(escapes());
+                        }
+                    }
+                    Component::RootDir | Component::Prefix(_) => return Err(escapes()),
+                }
+            }
+            let rel = parts.join("/");
+            let target = if rel.is_empty() { "." } else { rel.as_str() };
+            match dir.metadata(target) {
+                Ok(_) => {}
+                // A symlink leading out of the base is refused by the capability.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
+                Err(_) => return Err(escapes()),
+            }
+            if !is_pdf(Path::new(target)) {
+                return Err(not_pdf());
+            }
+            let bytes = dir.read(target).map_err(|_| Outcome::crash())?;
+            Ok((bytes, rel))
+        }
+    }
 }
 
 fn extract(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
@@ -87,35 +177,12 @@ fn extract(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     if given.contains('\0') {
         return Outcome::crash();
     }
-    let Some(Base(base)) = cx.extra::<Base>() else {
+    let Some(base) = cx.extra::<Base>() else {
         return Outcome::crash();
     };
-    let p = Path::new(given);
-    let full = resolve(&if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    });
-    if !full.exists() {
-        return Outcome::unlogged(ServiceResponse::detail(
-            404,
-            format!("File not found: {given}"),
-        ));
-    }
-    let Ok(rel) = full.strip_prefix(base) else {
-        return Outcome::unlogged(ServiceResponse::detail(
-            400,
-            format!("Path escapes base directory: {given}"),
-        ));
-    };
-    if !full
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("pdf"))
-    {
-        return Outcome::unlogged(ServiceResponse::detail(400, "Only PDF files are supported"));
-    }
-    let Ok(bytes) = std::fs::read(&full) else {
-        return Outcome::crash();
+    let (bytes, rel) = match read_pdf(base, given) {
+        Ok(found) => found,
+        Err(refused) => return refused,
     };
     let Ok(pages) = pdf::page_texts(&bytes) else {
         return Outcome::crash();
@@ -129,8 +196,7 @@ fn extract(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     let keep = py::slice_len(n, &returned);
     let text = pages[..keep].join("\n\n");
     let text = text.trim_matches(py::is_space);
-    let rel = rel.to_string_lossy();
-    let rel = if rel.is_empty() { ".".into() } else { rel };
+    let rel = if rel.is_empty() { ".".to_string() } else { rel };
     let summary = obj! {
         "path" => &*rel, "page_count" => n, "pages_returned" => returned.clone(), "text_length" => text.chars().count(),
     };

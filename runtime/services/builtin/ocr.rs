@@ -51,7 +51,7 @@ fn load(cx: &LoadCtx<'_>) -> Result<Loaded, LoadError> {
             for (i, name) in list.split(',').enumerate() {
                 let name = name.trim_matches(crate::services::py::is_space);
                 let path = ocr_dir.join(name);
-                if !name.is_empty() && path.is_file() {
+                if !name.is_empty() && cx.is_file(&path) {
                     let body = read_text(cx, &path, "OCR_FILENAMES")?;
                     parts.push(format!("--- Document {}: {name} ---\n{body}", i + 1));
                 }
@@ -62,14 +62,14 @@ fn load(cx: &LoadCtx<'_>) -> Result<Loaded, LoadError> {
         }
         if text.is_none() {
             let path = ocr_dir.join(cx.env("OCR_FILENAME").unwrap_or("menu_ocr.txt"));
-            if path.is_file() {
+            if cx.is_file(&path) {
                 text = Some(read_text(cx, &path, "OCR_FILENAME")?);
             }
         }
     }
     if text.is_none() {
         let path = cx.resolve("tasks/T072_restaurant_menu_contact/fixtures/ocr/menu_ocr.txt");
-        if path.is_file() {
+        if cx.is_file(&path) {
             text = Some(read_text(cx, &path, "default OCR text")?);
         }
     }
