@@ -327,3 +327,56 @@ fn limits_end_execution_max_turns_and_tokens() {
     assert_eq!(r.outcome, Outcome::TokenLimit);
     assert_eq!(r.turns, 2, "610 tokens after one turn, 1220 after two");
 }
+
+#[test]
+fn malformed_tool_arguments_are_reported_and_services_get_an_empty_object() {
+    install_crypto_provider();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let script = "rules:\n  - match: {turn: 0}\n    reply:\n      tool_calls:\n        - {name: Bash, arguments_raw: '{\"command\": '}\n        - {name: gmail_list_messages, arguments_raw: '{days_back: 3'}\n  - match: {turn: 1}\n    reply: {text: done}\n";
+    let server = rt
+        .block_on(serve_mock_llm(
+            Script::parse(script, "broken-args").unwrap(),
+            "127.0.0.1:0".parse().unwrap(),
+        ))
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let agent = AgentSpec::Model(model(Provider::OpenAi, &server.url(), tmp.path()));
+    let r = run(&options(&["e2e_mail"], agent, &out))
+        .unwrap()
+        .records
+        .remove(0);
+    let events = read_trace(std::io::BufReader::new(
+        std::fs::File::open(out.join(&r.trace)).unwrap(),
+    ))
+    .unwrap();
+    let results: Vec<(String, String, bool, Option<u16>)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolResult {
+                name,
+                output,
+                is_error,
+                status,
+                ..
+            } => Some((name.clone(), output.clone(), *is_error, *status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results[0].2 && results[0].1.contains("not a JSON object"),
+        "{results:?}"
+    );
+    assert_eq!(
+        (results[1].2, results[1].3),
+        (false, Some(200)),
+        "{results:?}"
+    );
+    assert!(events.iter().any(|e| matches!(&e.kind,
+        EventKind::ToolCall { input, .. } if input.get("__invalid_json__").is_some())));
+}

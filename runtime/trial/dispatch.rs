@@ -32,7 +32,17 @@ pub fn call_tool(
     name: &str,
     input: &Value,
 ) -> Result<CallResult> {
+    let invalid = clawrun_agents::llm::invalid_arguments(input);
     if task.system_tools.iter().any(|t| t == name) {
+        if let Some(raw) = invalid {
+            return Ok(CallResult {
+                output: format!("Error: the arguments of {name} are not a JSON object: {raw}"),
+                is_error: true,
+                status: None,
+                root_hash: None,
+                images: Vec::new(),
+            });
+        }
         let before = env.vfs.root_hash();
         let vfs = std::mem::take(&mut env.vfs);
         let outcome = harness.toolbox.call(
@@ -56,8 +66,13 @@ pub fn call_tool(
             root_hash: (after != before).then(|| after.to_hex().to_string()),
         });
     }
-    let arguments = services::json::parse(&input.to_string())
-        .unwrap_or_else(|_| services::Json::Object(services::Obj::new()));
+    // Unparsable arguments reach the service as `{}`, as Claw-Eval's runner sends them.
+    let arguments = services::json::parse(&if invalid.is_some() {
+        "{}".to_string()
+    } else {
+        input.to_string()
+    })
+    .unwrap_or_else(|_| services::Json::Object(services::Obj::new()));
     let now = Timestamp::from_duration(env.clock.wall());
     let dispatched = services::dispatch_with_faults(
         &mut env.services,
