@@ -281,8 +281,6 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         scored += 1;
                         passed +=
                             usize::from(record.verdict.as_ref().is_some_and(|v| v.scores.passed));
-                    }
-                    if record.status == Status::Scored {
                         bar.inc(1);
                     } else {
                         infra += 1;
