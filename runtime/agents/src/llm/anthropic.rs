@@ -165,60 +165,25 @@ pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usag
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conversation::ToolSpec;
     use crate::llm::Provider;
 
     #[test]
     fn body_shape() {
-        let conversation = Conversation {
-            system: "sys".into(),
-            tools: vec![ToolSpec {
-                name: "Read".into(),
-                description: "d".into(),
-                input_schema: json!({"type": "object"}),
-            }],
-            messages: vec![
-                Message::user("hi"),
-                Message {
-                    role: Role::Assistant,
-                    content: vec![
-                        Block::text(""),
-                        Block::ToolUse {
-                            id: "t1".into(),
-                            name: "Read".into(),
-                            input: json!({"p": 1}),
-                        },
-                    ],
-                },
-                Message {
-                    role: Role::User,
-                    content: vec![Block::ToolResult {
-                        tool_use_id: "t1".into(),
-                        content: vec![
-                            Block::text("out"),
-                            Block::Image {
-                                media_type: "image/png".into(),
-                                data: "AAAA".into(),
-                            },
-                        ],
-                        is_error: true,
-                    }],
-                },
-            ],
-        };
+        // The empty assistant text is dropped; the failed tool result carries its image.
+        let conversation = crate::llm::sample_conversation("", true);
         let config = ModelConfig::new(Provider::Anthropic, "c");
         assert_eq!(
             request_body(&config, &conversation),
             json!({
                 "model": "c", "max_tokens": 4096, "system": "sys", "temperature": 0.0,
-                "tools": [{"name": "Read", "description": "d", "input_schema": {"type": "object"}}],
+                "tools": [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}],
                 "messages": [
                     {"role": "user", "content": [{"type": "text", "text": "hi"}]},
                     {"role": "assistant", "content": [
-                        {"type": "tool_use", "id": "t1", "name": "Read", "input": {"p": 1}}]},
-                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                        {"type": "tool_use", "id": "c1", "name": "Read", "input": {"file_path": "/a.png"}}]},
+                    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1",
                         "is_error": true, "content": [
-                            {"type": "text", "text": "out"},
+                            {"type": "text", "text": "an image"},
                             {"type": "image", "source": {"type": "base64",
                                 "media_type": "image/png", "data": "AAAA"}}]}]},
                 ],

@@ -23,3 +23,46 @@ pub use self::config::{
 pub fn image_placeholder(media_type: &str) -> String {
     format!("[image omitted: {media_type}; this model does not accept images]")
 }
+
+/// A conversation exercising every block kind (text, tool use, a tool result with an image),
+/// for the wire-format tests of both protocols.
+#[cfg(test)]
+pub(crate) fn sample_conversation(assistant_text: &str, is_error: bool) -> crate::Conversation {
+    use crate::conversation::{Block, Message, Role, ToolSpec};
+    crate::Conversation {
+        system: "sys".into(),
+        tools: vec![ToolSpec {
+            name: "Read".into(),
+            description: "read a file".into(),
+            input_schema: serde_json::json!({"type": "object"}),
+        }],
+        messages: vec![
+            Message::user("hi"),
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    Block::text(assistant_text),
+                    Block::ToolUse {
+                        id: "c1".into(),
+                        name: "Read".into(),
+                        input: serde_json::json!({"file_path": "/a.png"}),
+                    },
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![Block::ToolResult {
+                    tool_use_id: "c1".into(),
+                    content: vec![
+                        Block::text("an image"),
+                        Block::Image {
+                            media_type: "image/png".into(),
+                            data: "AAAA".into(),
+                        },
+                    ],
+                    is_error,
+                }],
+            },
+        ],
+    }
+}

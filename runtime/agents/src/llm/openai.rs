@@ -209,46 +209,10 @@ pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usag
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conversation::ToolSpec;
     use crate::llm::Provider;
 
     fn conversation() -> Conversation {
-        Conversation {
-            system: "sys".into(),
-            tools: vec![ToolSpec {
-                name: "Read".into(),
-                description: "read a file".into(),
-                input_schema: json!({"type": "object"}),
-            }],
-            messages: vec![
-                Message::user("hi"),
-                Message {
-                    role: Role::Assistant,
-                    content: vec![
-                        Block::text("reading"),
-                        Block::ToolUse {
-                            id: "c1".into(),
-                            name: "Read".into(),
-                            input: json!({"file_path": "/a.png"}),
-                        },
-                    ],
-                },
-                Message {
-                    role: Role::User,
-                    content: vec![Block::ToolResult {
-                        tool_use_id: "c1".into(),
-                        content: vec![
-                            Block::text("an image"),
-                            Block::Image {
-                                media_type: "image/png".into(),
-                                data: "AAAA".into(),
-                            },
-                        ],
-                        is_error: false,
-                    }],
-                },
-            ],
-        }
+        crate::llm::sample_conversation("reading", false)
     }
 
     #[test]
