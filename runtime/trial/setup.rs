@@ -189,11 +189,8 @@ impl TaskEnv {
     pub fn fork(&self, run_seed: u64, trial: u32) -> TrialEnv {
         let seed = crate::faults::trial_seed(run_seed, self.id(), trial);
         let clock = VirtualClock::new(self.epoch);
-        let plan = self
-            .plan
-            .clone()
-            .with_seed(run_seed)
-            .for_trial(self.id(), trial);
+        // The trial's seed is what `FaultPlan::for_trial` derives from the run seed.
+        let plan = self.plan.clone().with_seed(seed);
         let faults = SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone()));
         TrialEnv {
             vfs: self.base_vfs.fork(),
