@@ -187,3 +187,53 @@ fn ctrl_c_stops_cleanly_and_the_journal_stays_consistent() {
         600
     );
 }
+
+#[test]
+fn list_and_report_outputs() {
+    let list = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(["list", "--suite", &suite()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(list.status.success(), "{text}");
+    assert!(
+        text.contains("e2e_mail") && text.contains("multi-turn"),
+        "{text}"
+    );
+    assert!(text.contains("2 tasks, 0 failed to load"), "{text}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    assert!(clawrun_run(&run, 2, &[]).output().unwrap().status.success());
+    let (html, md) = (tmp.path().join("r.html"), tmp.path().join("r.md"));
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .arg("report")
+        .arg(&run)
+        .arg("--html")
+        .arg(&html)
+        .arg("--markdown")
+        .arg(&md)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{table}");
+    assert!(
+        table.contains("e2e_chat") && table.contains("overall"),
+        "{table}"
+    );
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(
+        md.contains("e2e\\_mail") && md.contains("| overall |"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(html).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("e2e_mail"));
+    // A folder that holds no run is a usage error.
+    let bad = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .arg("report")
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no journal.jsonl"));
+}
