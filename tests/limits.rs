@@ -155,3 +155,29 @@ fn sockets_are_denied() {
         assert!(text.lines().count() >= 2, "{text}");
     }
 }
+
+#[test]
+fn a_real_time_deadline_stops_what_fuel_does_not() {
+    // Fuel enough for hours; the deadline stops the program within its tick resolution.
+    let out = run_with(
+        &program("spin", TARGETS[0]),
+        vfs_with_dirs(&[]),
+        &[],
+        &[],
+        RunConfig {
+            fuel: u64::MAX / 2,
+            deadline: Some(std::time::Duration::from_millis(300)),
+            ..RunConfig::default()
+        },
+    );
+    assert_eq!(
+        out.status,
+        Status::Deadline {
+            limit: std::time::Duration::from_millis(300)
+        }
+    );
+    assert_eq!(out.status.exit_code(), 137);
+    assert_eq!(out.status.limit(), Some("deadline"));
+    let msg = out.status.message().unwrap();
+    assert!(msg.contains("real-time deadline of 0.3 s"), "{msg}");
+}

@@ -168,6 +168,7 @@ fn quota_exhaustion_is_storage_full() {
         let mut vfs = Vfs::with_quota(Quota {
             max_bytes: 3 << 20,
             max_inodes: 100,
+            ..Quota::default()
         });
         vfs.create_dir_all("/data").unwrap();
         let out = run(

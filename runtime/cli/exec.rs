@@ -11,8 +11,10 @@ use clawrun_vfs::Vfs;
 use super::UsageError;
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{
-    DEFAULT_FUEL, DEFAULT_OUTPUT_CAP, Mount, RunConfig, Sandbox, SandboxConfig, Status,
+    DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_OUTPUT_CAP, Mount, RunConfig, Sandbox, SandboxConfig,
+    Status,
 };
+use crate::trial::setup::DiskLimits;
 
 /// Arguments of `clawrun exec`.
 #[derive(Debug, clap::Args)]
@@ -32,6 +34,13 @@ pub struct ExecArgs {
     /// Memory limit in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 512)]
     memory: usize,
+    /// Bytes the program may add to the filesystem beyond the imported folders (e.g. 1GiB);
+    /// past it, writes fail with ENOSPC.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = super::size::parse_size)]
+    disk_quota: u64,
+    /// Real-time limit in seconds besides fuel (0: none).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_DEADLINE.as_secs())]
+    deadline: u64,
     /// Print the filesystem's final blake3 root hash on stderr (`root-hash: <hex>`).
     #[arg(long)]
     hash: bool,
@@ -149,6 +158,11 @@ pub fn run(args: ExecArgs) -> Result<i32> {
             .map_err(|e| UsageError(format!("importing '{}': {e}", spec.host.display())))?;
         hosts.push(dir);
     }
+    let disk = DiskLimits {
+        bytes: args.disk_quota,
+        ..DiskLimits::default()
+    };
+    vfs.set_quota(disk.quota_over(vfs.usage()));
     let mut base = vfs.fork();
 
     let sandbox = Sandbox::new(SandboxConfig {
@@ -191,6 +205,7 @@ pub fn run(args: ExecArgs) -> Result<i32> {
             stdout_cap: DEFAULT_OUTPUT_CAP,
             stderr_cap: DEFAULT_OUTPUT_CAP,
             clock,
+            deadline: (args.deadline > 0).then(|| std::time::Duration::from_secs(args.deadline)),
             ..RunConfig::default()
         },
     )?;

@@ -7,6 +7,7 @@ mod replay;
 pub mod report;
 mod run;
 mod services;
+mod size;
 mod tool;
 mod validate;
 

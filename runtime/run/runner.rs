@@ -18,6 +18,7 @@ use super::journal::{Journal, latest};
 use super::shard::Shard;
 use super::trial_record::{TrialContext, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
+use crate::trial::setup::DiskLimits;
 use crate::trial::{Harness, TaskEnv};
 
 /// Everything `clawrun run` was asked to do.
@@ -48,6 +49,8 @@ pub struct RunOptions {
     pub user_model: Option<ModelConfig>,
     /// Token limit per trial.
     pub max_tokens: Option<u64>,
+    /// Each trial's filesystem limits.
+    pub disk: DiskLimits,
     /// Score weights and threshold.
     pub score: ScoreConfig,
     /// Immediate re-runs of a trial that hit an infrastructure error.
@@ -74,6 +77,7 @@ impl RunOptions {
             judge: None,
             user_model: None,
             max_tokens: None,
+            disk: DiskLimits::default(),
             score: ScoreConfig::default(),
             infra_retries: 0,
             progress: false,
@@ -154,7 +158,10 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
                     tracing::debug!("{w}");
                 }
                 match TaskEnv::prepare(loaded, plan) {
-                    Ok(env) => envs.push(env),
+                    Ok(mut env) => {
+                        env.disk = options.disk;
+                        envs.push(env);
+                    }
                     Err(e) => errors.push(format!("{e:#}")),
                 }
             }
@@ -335,6 +342,7 @@ fn write_run_json(options: &RunOptions, tasks: &[TaskEnv]) -> Result<()> {
         "faults": options.faults,
         "shard": options.shard.map(|s| s.to_string()),
         "judge": options.judge.as_ref().map(ModelConfig::describe),
+        "disk": options.disk,
         "score": {
             "completion_weight": options.score.completion_weight,
             "robustness_weight": options.score.robustness_weight,

@@ -11,7 +11,11 @@ use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
 
 use super::agent_spec::{AgentSpec, recorded_trace};
-use crate::trial::{Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, run_trial};
+use crate::tools::InstallationError;
+use crate::trial::execution::not_started;
+use crate::trial::{
+    Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, TrialOutput, run_trial,
+};
 use crate::vfs::ChangeKind;
 
 /// What every trial of a run shares.
@@ -41,24 +45,12 @@ pub fn run_and_record(
     task: &TaskEnv,
     trial: u32,
 ) -> Result<TrialRecord> {
-    let recorded: Option<Vec<Event>> = match cx.agent {
-        AgentSpec::Replay(run) => Some(recorded_trace(run, task.id(), trial)?),
-        _ => None,
+    let output = match start_and_run(rt, cx, task, trial) {
+        Ok(output) => output,
+        Err(e) if InstallationError::is(&e) => return Err(e),
+        // The task (or the recording replayed) cannot be played: this trial's record says why.
+        Err(e) => not_started(task, cx.seed, trial, cx.agent.describe(), format!("{e:#}")),
     };
-    let mut agent = cx.agent.build(task, recorded.as_deref())?;
-    let user = simulated_user(cx, task, recorded.as_deref())?;
-    let mut limits = Limits::of(task);
-    limits.max_tokens = cx.max_tokens;
-    let output = run_trial(
-        rt,
-        cx.harness,
-        task,
-        cx.seed,
-        trial,
-        agent.as_mut(),
-        user,
-        &limits,
-    )?;
 
     let dir = cx.out.join(task.id()).join(trial.to_string());
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -83,8 +75,12 @@ pub fn run_and_record(
     )
     .with_context(|| format!("writing {}/changes.json", dir.display()))?;
 
-    let infra = output.outcome == Outcome::InfraError;
-    let verdict = if infra {
+    let status = match output.outcome {
+        Outcome::InfraError => Status::InfraError,
+        Outcome::TaskError => Status::TaskError,
+        _ => Status::Scored,
+    };
+    let verdict = if status != Status::Scored {
         None
     } else {
         Some(rt.block_on(clawrun_judge::judge(
@@ -101,11 +97,7 @@ pub fn run_and_record(
         trial,
         seed: output.seed,
         agent: cx.agent.describe(),
-        status: if infra {
-            Status::InfraError
-        } else {
-            Status::Scored
-        },
+        status,
         error: output.error.clone(),
         outcome: output.outcome,
         turns: output.turns,
@@ -116,7 +108,35 @@ pub fn run_and_record(
         task_hash: task.loaded.hash_hex(),
         trace: format!("{}/{trial}/trace.jsonl", task.id()),
         verdict,
+        limits: output.limits.clone(),
     })
+}
+
+/// Builds the trial's agent and simulated user and runs it.
+fn start_and_run(
+    rt: &tokio::runtime::Runtime,
+    cx: &TrialContext<'_>,
+    task: &TaskEnv,
+    trial: u32,
+) -> Result<TrialOutput> {
+    let recorded: Option<Vec<Event>> = match cx.agent {
+        AgentSpec::Replay(run) => Some(recorded_trace(run, task.id(), trial)?),
+        _ => None,
+    };
+    let mut agent = cx.agent.build(task, recorded.as_deref())?;
+    let user = simulated_user(cx, task, recorded.as_deref())?;
+    let mut limits = Limits::of(task);
+    limits.max_tokens = cx.max_tokens;
+    run_trial(
+        rt,
+        cx.harness,
+        task,
+        cx.seed,
+        trial,
+        agent.as_mut(),
+        user,
+        &limits,
+    )
 }
 
 /// The simulated user of a multi-turn task: the recording when replaying, else an LLM playing

@@ -18,6 +18,6 @@ mod run;
 mod state;
 
 pub use self::run::{
-    DEFAULT_FUEL, DEFAULT_MAX_MEMORY, DEFAULT_OUTPUT_CAP, Mount, Program, RunConfig, RunOutcome,
-    Sandbox, SandboxConfig, Status,
+    DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_MAX_MEMORY, DEFAULT_OUTPUT_CAP, Mount, Program,
+    RunConfig, RunOutcome, Sandbox, SandboxConfig, Status,
 };

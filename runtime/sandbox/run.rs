@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clawrun_vfs::{NodeKind, Vfs};
@@ -95,6 +96,9 @@ pub struct RunConfig {
     pub fs_hook: Box<dyn FsFaultHook>,
     /// Serves the guest's outgoing HTTP requests (default: none reach anything).
     pub http: Box<dyn HttpRouter>,
+    /// Real time the run may take, besides its fuel: a backstop for host-side work that fuel
+    /// does not see. Checked every [`DEADLINE_TICK`]; `None` for no deadline.
+    pub deadline: Option<Duration>,
 }
 
 /// Default fuel: about a second or two of guest compute.
@@ -103,6 +107,10 @@ pub const DEFAULT_FUEL: u64 = 10_000_000_000;
 pub const DEFAULT_MAX_MEMORY: usize = 512 << 20;
 /// Default stdout / stderr cap: 1 MiB each.
 pub const DEFAULT_OUTPUT_CAP: usize = 1 << 20;
+/// Default real-time deadline of one run: 120 s (a tool call far beyond any honest one).
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
+/// How often the engine's epoch advances, i.e. the resolution of deadlines.
+pub const DEADLINE_TICK: Duration = Duration::from_millis(100);
 
 impl Default for RunConfig {
     fn default() -> Self {
@@ -119,6 +127,7 @@ impl Default for RunConfig {
             clock: VirtualClock::default(),
             fs_hook: Box::new(NoFaults),
             http: Box::new(NoNetwork),
+            deadline: Some(DEFAULT_DEADLINE),
         }
     }
 }
@@ -140,18 +149,33 @@ pub enum Status {
         /// The largest size asked for, in bytes.
         requested: usize,
     },
+    /// The real-time deadline passed (work fuel does not meter, e.g. in the host).
+    Deadline {
+        /// The deadline.
+        limit: Duration,
+    },
     /// The program trapped for another reason.
     Trapped(String),
 }
 
 impl Status {
     /// The process exit code a shell would see: the program's own, 137 for fuel exhaustion
-    /// (as if killed), 134 for other traps (as if aborted).
+    /// or the deadline (as if killed), 134 for other traps (as if aborted).
     pub fn exit_code(&self) -> i32 {
         match self {
             Status::Exited(code) => *code,
-            Status::OutOfFuel { .. } => 137,
+            Status::OutOfFuel { .. } | Status::Deadline { .. } => 137,
             Status::MemoryLimit { .. } | Status::Trapped(_) => 134,
+        }
+    }
+
+    /// The name of the limit that stopped the program (`fuel`, `memory`), if one did.
+    pub fn limit(&self) -> Option<&'static str> {
+        match self {
+            Status::OutOfFuel { .. } => Some("fuel"),
+            Status::MemoryLimit { .. } => Some("memory"),
+            Status::Deadline { .. } => Some("deadline"),
+            Status::Exited(_) | Status::Trapped(_) => None,
         }
     }
 
@@ -166,6 +190,10 @@ impl Status {
                 "the program exceeded the memory limit: it asked for {} MiB, the limit is {} MiB (raise --memory)",
                 requested.div_ceil(1 << 20),
                 limit >> 20
+            )),
+            Status::Deadline { limit } => Some(format!(
+                "the program passed its real-time deadline of {} s",
+                limit.as_secs_f64()
             )),
             Status::Trapped(msg) => Some(format!("the program trapped: {msg}")),
         }
@@ -189,6 +217,7 @@ pub struct RunOutcome {
 fn engine(pooling: bool) -> Result<Engine> {
     let mut config = Config::new();
     config.consume_fuel(true);
+    config.epoch_interruption(true);
     config.memory_init_cow(true);
     config.parallel_compilation(true);
     if pooling {
@@ -221,6 +250,7 @@ impl Sandbox {
         fs::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         let cache = ComponentCache::new(&engine, config.cache_dir);
+        start_epoch_ticker(&engine);
         Ok(Self {
             engine,
             linker,
@@ -348,6 +378,13 @@ impl Sandbox {
         let mut store = Store::new(&self.engine, data);
         store.limiter(|s| &mut s.limits);
         store.set_fuel(config.fuel).map_err(anyhow::Error::from)?;
+        match config.deadline {
+            Some(limit) => {
+                store.set_epoch_deadline(ticks(limit));
+                store.epoch_deadline_trap();
+            }
+            None => store.set_epoch_deadline(u64::MAX),
+        }
 
         let result = program
             .pre
@@ -357,7 +394,7 @@ impl Sandbox {
         let status = match result {
             Ok(Ok(())) => Status::Exited(0),
             Ok(Err(())) => Status::Exited(1),
-            Err(e) => classify(&e, config.fuel, &store.data().limits),
+            Err(e) => classify(&e, config.fuel, config.deadline, &store.data().limits),
         };
         drop(store);
         let vfs = shared.snapshot();
@@ -371,14 +408,47 @@ impl Sandbox {
     }
 }
 
+/// The epoch ticks of `limit` (at least one).
+fn ticks(limit: Duration) -> u64 {
+    (limit.as_millis() / DEADLINE_TICK.as_millis()).max(1) as u64
+}
+
+/// Advances `engine`'s epoch every [`DEADLINE_TICK`] from a background thread, until the
+/// engine is dropped.
+fn start_epoch_ticker(engine: &Engine) {
+    let weak = engine.weak();
+    let spawned = std::thread::Builder::new()
+        .name("clawrun-epoch".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(DEADLINE_TICK);
+                match weak.upgrade() {
+                    Some(engine) => engine.increment_epoch(),
+                    None => return,
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("no deadline ticker ({e}): runs are bounded by fuel only");
+    }
+}
+
 /// Names the reason a run failed with an error.
-fn classify(e: &wasmtime::Error, fuel: u64, limits: &MemoryLimiter) -> Status {
+fn classify(
+    e: &wasmtime::Error,
+    fuel: u64,
+    deadline: Option<Duration>,
+    limits: &MemoryLimiter,
+) -> Status {
     if let Some(exit) = e.downcast_ref::<wasmtime_wasi::I32Exit>() {
         return Status::Exited(exit.0);
     }
     let trap = e.downcast_ref::<Trap>();
     if trap == Some(&Trap::OutOfFuel) {
         return Status::OutOfFuel { fuel };
+    }
+    if let (Some(&Trap::Interrupt), Some(limit)) = (trap, deadline) {
+        return Status::Deadline { limit };
     }
     if let Some(requested) = limits.refused {
         return Status::MemoryLimit {

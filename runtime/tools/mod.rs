@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use base64::Engine as _;
 use clawrun_vfs::Vfs;
 use serde::{Deserialize, Serialize};
@@ -110,6 +110,13 @@ pub struct ToolOutcome {
     pub images: Vec<ToolImage>,
     /// Whether it is a tool error.
     pub is_error: bool,
+    /// The exit status of the command the tool ran (Bash), or of the tool itself when it died
+    /// (137 out of fuel, 134 other traps); `None` for other tools and injected failures.
+    pub exit_code: Option<i32>,
+    /// Characters of output the 30,000-character cap cut (0 when none).
+    pub truncated: u64,
+    /// The sandbox limit that stopped the tool, if one did (see [`Status::limit`]).
+    pub limit_hit: Option<&'static str>,
     /// State for the next call.
     pub state: ToolState,
     /// The filesystem after the call.
@@ -131,6 +138,10 @@ struct Response {
     state: ToolState,
     #[serde(default)]
     images: Vec<WireImage>,
+    #[serde(default)]
+    exit_code: Option<i32>,
+    #[serde(default)]
+    truncated: u64,
 }
 
 /// An image in the response envelope: base64 data.
@@ -159,6 +170,19 @@ fn decode_images(images: Vec<WireImage>) -> Option<Vec<ToolImage>> {
         .collect()
 }
 
+/// A failure of the clawrun installation itself (a tool that does not load): it stops a run,
+/// unlike anything an agent or a task's content causes, which ends as that trial's record.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct InstallationError(pub String);
+
+impl InstallationError {
+    /// Whether `e` (or an error it wraps) is an installation failure.
+    pub fn is(e: &anyhow::Error) -> bool {
+        e.chain().any(|c| c.is::<InstallationError>())
+    }
+}
+
 /// The embedded tools, each loaded into the sandbox (compiled or read from the compile cache)
 /// on its first call.
 #[derive(Default)]
@@ -184,9 +208,11 @@ impl Toolbox {
         if let Some(p) = programs.get(name) {
             return Ok(p.clone());
         }
-        let program = sandbox
-            .load(wasm)
-            .with_context(|| format!("loading the {name} tool"))?;
+        let program = sandbox.load(wasm).map_err(|e| {
+            InstallationError(format!(
+                "loading the {name} tool: {e:#} (the clawrun installation is broken: rebuild it)"
+            ))
+        })?;
         programs.insert(name, program.clone());
         Ok(program)
     }
@@ -211,11 +237,15 @@ impl Toolbox {
                 output: failed,
                 images: Vec::new(),
                 is_error: true,
+                exit_code: None,
+                truncated: 0,
+                limit_hit: None,
                 state: state.clone(),
                 vfs,
                 fuel_used: 0,
             });
         }
+        let refused = vfs.refusals();
         let stdin = serde_json::to_vec(&Request { args, state })?;
         let run = sandbox.run(
             &program,
@@ -237,12 +267,13 @@ impl Toolbox {
                 ..RunConfig::default()
             },
         )?;
+        let quota_note = quota_note(&run.vfs, refused);
         let parsed = match &run.status {
             Status::Exited(0) => serde_json::from_slice::<Response>(&run.stdout).ok(),
             _ => None,
         };
-        let parsed = parsed.map(|r| match decode_images(r.images) {
-            Some(images) => Ok((images, r.output, r.is_error, r.state)),
+        let parsed = parsed.map(|mut r| match decode_images(std::mem::take(&mut r.images)) {
+            Some(images) => Ok((images, r)),
             None => Err(format!(
                 "{name} failed: it returned an image that is not base64 PNG, JPEG, GIF or WebP"
             )),
@@ -252,18 +283,24 @@ impl Toolbox {
                 output: bad,
                 images: Vec::new(),
                 is_error: true,
+                exit_code: None,
+                truncated: 0,
+                limit_hit: None,
                 state: state.clone(),
                 vfs: run.vfs,
                 fuel_used: run.fuel_used,
             },
-            Some(Ok((images, output, is_error, state))) => ToolOutcome {
-                output: match fault.and_then(|f| f.kind.transform_body(output.as_bytes())) {
+            Some(Ok((images, r))) => ToolOutcome {
+                output: match fault.and_then(|f| f.kind.transform_body(r.output.as_bytes())) {
                     Some(damaged) => String::from_utf8_lossy(&damaged).into_owned(),
-                    None => output,
-                },
+                    None => r.output,
+                } + &quota_note,
                 images,
-                is_error,
-                state,
+                is_error: r.is_error,
+                exit_code: r.exit_code,
+                truncated: r.truncated,
+                limit_hit: None,
+                state: r.state,
                 vfs: run.vfs,
                 fuel_used: run.fuel_used,
             },
@@ -271,6 +308,13 @@ impl Toolbox {
                 output: crash_report(name, &run.status, &run.stderr),
                 images: Vec::new(),
                 is_error: true,
+                exit_code: Some(match run.status {
+                    // A command tool that exited without answering: a failed command.
+                    Status::Exited(0) => 1,
+                    ref other => other.exit_code(),
+                }),
+                truncated: 0,
+                limit_hit: run.status.limit(),
                 state: state.clone(),
                 vfs: run.vfs,
                 fuel_used: run.fuel_used,
@@ -293,6 +337,33 @@ fn injected_failure(name: &str, kind: &FaultKind) -> Option<String> {
         FaultKind::ConnectionReset => Some(format!("{name} failed: the connection was reset")),
         _ => None,
     }
+}
+
+/// The sandbox's note when the call was refused by the filesystem quota (`refused` counted
+/// before it): the guest's libc may report such a refusal only as an I/O error.
+fn quota_note(vfs: &Vfs, refused: clawrun_vfs::Refusals) -> String {
+    let now = vfs.refusals();
+    let quota = vfs.quota();
+    let mut notes = Vec::new();
+    if now.bytes > refused.bytes {
+        notes.push(format!(
+            "no space left on device (the sandbox's disk quota of {} bytes is full)",
+            quota.max_bytes
+        ));
+    }
+    if now.inodes > refused.inodes {
+        notes.push(format!(
+            "disk quota exceeded (at most {} files, folders and links)",
+            quota.max_inodes
+        ));
+    }
+    if now.depth > refused.depth {
+        notes.push(format!(
+            "file name too long (folders nest at most {} levels)",
+            quota.max_depth
+        ));
+    }
+    notes.iter().map(|n| format!("\n[sandbox: {n}]")).collect()
 }
 
 /// What the model reads when a tool died instead of answering.

@@ -21,6 +21,10 @@ pub struct CallResult {
     pub status: Option<u16>,
     /// The workspace's new root hash, when the call changed the workspace.
     pub root_hash: Option<String>,
+    /// The exit status of the command a system tool ran (Bash).
+    pub exit_code: Option<i32>,
+    /// Characters of output cut by the cap.
+    pub truncated: u64,
 }
 
 /// Runs one tool call of the trial; `Err` only for a host failure (not the agent's fault).
@@ -41,6 +45,8 @@ pub fn call_tool(
                 status: None,
                 root_hash: None,
                 images: Vec::new(),
+                exit_code: None,
+                truncated: 0,
             });
         }
         let before = env.vfs.root_hash();
@@ -57,6 +63,7 @@ pub fn call_tool(
         )?;
         env.vfs = outcome.vfs;
         *state = outcome.state;
+        env.limits.extend(outcome.limit_hit);
         let after = env.vfs.root_hash();
         return Ok(CallResult {
             output: outcome.output,
@@ -64,6 +71,8 @@ pub fn call_tool(
             is_error: outcome.is_error,
             status: None,
             root_hash: (after != before).then(|| after.to_hex().to_string()),
+            exit_code: outcome.exit_code,
+            truncated: outcome.truncated,
         });
     }
     // Unparsable arguments reach the service as `{}`, as Claw-Eval's runner sends them.
@@ -89,5 +98,7 @@ pub fn call_tool(
         is_error: dispatched.presented.is_error,
         status: Some(dispatched.presented.status),
         root_hash: None,
+        exit_code: None,
+        truncated: 0,
     })
 }

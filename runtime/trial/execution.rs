@@ -13,7 +13,7 @@ use super::dispatch::call_tool;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use super::snapshot;
 use super::user::SimulatedUser;
-use crate::tools::ToolState;
+use crate::tools::{InstallationError, ToolState};
 
 /// Execution limits; the task's `environment` gives the defaults.
 #[derive(Clone, Debug)]
@@ -56,6 +56,8 @@ pub struct TrialOutput {
     pub root_hash: String,
     /// The agent's error, if Execution ended on one.
     pub error: Option<String>,
+    /// The sandbox limits the trial hit, by name (see [`limits_hit`]).
+    pub limits: Vec<String>,
     /// The trial's seed.
     pub seed: u64,
     /// The workspace at the end of Execution (without judge files).
@@ -126,28 +128,8 @@ pub fn run_trial(
 ) -> Result<TrialOutput> {
     let mut env = task.fork(run_seed, trial);
     let mut rec = Recorder { events: Vec::new() };
-    let start_hash = env.vfs.root_hash().to_hex().to_string();
-    rec.push(
-        &env,
-        EventKind::TraceStart {
-            version: TRACE_VERSION,
-            task_id: task.id().to_string(),
-            task_hash: task.loaded.hash_hex(),
-            trial,
-            seed: env.seed,
-            agent: agent.describe(),
-            system: task.system.clone(),
-            tools: task.tools.iter().map(|t| t.name.clone()).collect(),
-            faults: task
-                .plan
-                .rules()
-                .iter()
-                .enumerate()
-                .map(|(i, r)| r.name.clone().unwrap_or_else(|| format!("rule {i}")))
-                .collect(),
-            root_hash: start_hash,
-        },
-    );
+    let start = trace_start(task, &mut env, trial, agent.describe());
+    rec.push(&env, start);
 
     let prompt = prompt_message(task)?;
     rec.push(
@@ -179,7 +161,7 @@ pub fn run_trial(
     let (mut turns, mut rounds, mut faults_seen) = (0u32, 0u32, 0u32);
     let mut error = None;
 
-    let outcome = loop {
+    let outcome = 'turns: loop {
         if turns >= limits.max_turns {
             break Outcome::MaxTurns;
         }
@@ -262,7 +244,14 @@ pub fn run_trial(
                     input: input.clone(),
                 },
             );
-            let result = call_tool(harness, task, &mut env, &mut state, &name, &input)?;
+            let result = match call_tool(harness, task, &mut env, &mut state, &name, &input) {
+                Ok(result) => result,
+                Err(e) if InstallationError::is(&e) => return Err(e),
+                Err(e) => {
+                    error = Some(format!("the {name} call could not be served: {e:#}"));
+                    break 'turns Outcome::TaskError;
+                }
+            };
             let faulted = rec.drain_faults(&env);
             faults_seen += faulted;
             rec.push(
@@ -283,6 +272,8 @@ pub fn run_trial(
                             size: i.bytes.len() as u64,
                         })
                         .collect(),
+                    exit_code: result.exit_code,
+                    truncated: result.truncated,
                 },
             );
             calls.push(CallRecord {
@@ -319,7 +310,18 @@ pub fn run_trial(
         .map(Message::text)
         .unwrap_or_default();
     let root_hash = env.vfs.root_hash().to_hex().to_string();
-    let judged = snapshot::judge_phase(harness, task, &mut env, &mut rec)?;
+    // A task whose judge phase cannot run ends as that trial's task error, its trace kept.
+    let (outcome, judged) = match outcome {
+        Outcome::TaskError => (outcome, snapshot::Judged::nothing(&env.vfs)),
+        _ => match snapshot::judge_phase(harness, task, &mut env, &mut rec) {
+            Ok(judged) => (outcome, judged),
+            Err(e) if InstallationError::is(&e) => return Err(e),
+            Err(e) => {
+                error = Some(format!("the Judge phase failed: {e:#}"));
+                (Outcome::TaskError, snapshot::Judged::nothing(&env.vfs))
+            }
+        },
+    };
     rec.push(
         &env,
         EventKind::TraceEnd {
@@ -331,6 +333,7 @@ pub fn run_trial(
             final_text: final_text.clone(),
             root_hash: root_hash.clone(),
             error: error.clone(),
+            limits: limits_hit(&env),
         },
     );
 
@@ -344,6 +347,7 @@ pub fn run_trial(
         commands: judged.commands,
         faults_seen,
         user_rounds: rounds,
+        tampering: judged.tampering,
     };
     Ok(TrialOutput {
         events: rec.events,
@@ -355,8 +359,96 @@ pub fn run_trial(
         root_hash,
         error,
         seed: env.seed,
+        limits: limits_hit(&env),
         vfs: env.vfs,
     })
+}
+
+/// The limits the trial hit: those that stopped a tool, and the filesystem quotas the guest
+/// was refused by.
+fn limits_hit(env: &TrialEnv) -> Vec<String> {
+    let refused = env.vfs.refusals();
+    let mut out: std::collections::BTreeSet<&str> = env.limits.clone();
+    for (name, count) in [
+        ("vfs_bytes", refused.bytes),
+        ("vfs_inodes", refused.inodes),
+        ("path_depth", refused.depth),
+    ] {
+        if count > 0 {
+            out.insert(name);
+        }
+    }
+    out.into_iter().map(str::to_string).collect()
+}
+
+/// The `trace_start` event of a trial.
+fn trace_start(task: &TaskEnv, env: &mut TrialEnv, trial: u32, agent: String) -> EventKind {
+    EventKind::TraceStart {
+        version: TRACE_VERSION,
+        task_id: task.id().to_string(),
+        task_hash: task.loaded.hash_hex(),
+        trial,
+        seed: env.seed,
+        agent,
+        system: task.system.clone(),
+        tools: task.tools.iter().map(|t| t.name.clone()).collect(),
+        faults: task
+            .plan
+            .rules()
+            .iter()
+            .enumerate()
+            .map(|(i, r)| r.name.clone().unwrap_or_else(|| format!("rule {i}")))
+            .collect(),
+        root_hash: env.vfs.root_hash().to_hex().to_string(),
+    }
+}
+
+/// The output of a trial that could not start (its agent or simulated user could not be
+/// built from the task): a trace of `trace_start` and `trace_end` with the reason, as a task
+/// error.
+pub fn not_started(
+    task: &TaskEnv,
+    run_seed: u64,
+    trial: u32,
+    agent: String,
+    error: String,
+) -> TrialOutput {
+    let mut env = task.fork(run_seed, trial);
+    let mut rec = Recorder { events: Vec::new() };
+    let start = trace_start(task, &mut env, trial, agent);
+    rec.push(&env, start);
+    let root_hash = env.vfs.root_hash().to_hex().to_string();
+    rec.push(
+        &env,
+        EventKind::TraceEnd {
+            outcome: Outcome::TaskError,
+            turns: 0,
+            user_rounds: 0,
+            usage: Usage::default(),
+            faults: 0,
+            final_text: String::new(),
+            root_hash: root_hash.clone(),
+            error: Some(error.clone()),
+            limits: Vec::new(),
+        },
+    );
+    TrialOutput {
+        events: rec.events,
+        evidence: Evidence {
+            prompt: task.loaded.task.prompt.text.clone(),
+            vfs: env.vfs.fork(),
+            ..Evidence::default()
+        },
+        outcome: Outcome::TaskError,
+        turns: 0,
+        user_rounds: 0,
+        usage: Usage::default(),
+        root_hash,
+        error: Some(error),
+        limits: Vec::new(),
+        seed: env.seed,
+        vfs: env.vfs,
+    }
 }
 
 /// The task prompt as the first user message: its text, then its attachments (images as

@@ -7,6 +7,8 @@
 //! - [`dispatch`]: a tool call goes to a guest tool over the trial's VFS or to a service.
 //! - [`snapshot`]: the Judge phase's evidence: grader files enter, snapshot commands run, files
 //!   and audits are collected.
+//! - [`seal`]: judge files enter through paths the agent cannot have shaped; links planted
+//!   towards them are tampering.
 //! - [`user`]: the simulated user (scripted rules or an LLM playing the persona).
 //! - [`presentation`]: Claw-Eval's system prompt and tool specs.
 
@@ -14,6 +16,7 @@ pub mod dispatch;
 pub mod execution;
 pub mod firewall;
 pub mod presentation;
+pub mod seal;
 pub mod setup;
 pub mod snapshot;
 pub mod user;

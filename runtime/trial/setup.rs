@@ -20,6 +20,40 @@ use crate::vfs::Vfs;
 /// The default virtual start: 2026-01-01T00:00:00Z.
 pub const DEFAULT_EPOCH_SECS: u64 = 1_767_225_600;
 
+/// A trial's filesystem limits: what the agent may add beyond the task's own files. The guest
+/// gets ENOSPC / EDQUOT / ENAMETOOLONG past them, and the trial's record names the limit hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DiskLimits {
+    /// Bytes of file content (and symlink targets) beyond the task's files.
+    pub bytes: u64,
+    /// Files, folders and symlinks beyond the task's.
+    pub inodes: u64,
+    /// Deepest folder nesting below `/`.
+    pub depth: u32,
+}
+
+impl Default for DiskLimits {
+    /// 256 MiB, 50,000 inodes, 256 levels.
+    fn default() -> Self {
+        DiskLimits {
+            bytes: 256 << 20,
+            inodes: 50_000,
+            depth: 256,
+        }
+    }
+}
+
+impl DiskLimits {
+    /// The quota of a filesystem that starts at `base` usage.
+    pub fn quota_over(&self, base: crate::vfs::Usage) -> crate::vfs::Quota {
+        crate::vfs::Quota {
+            max_bytes: base.bytes.saturating_add(self.bytes),
+            max_inodes: base.inodes.saturating_add(self.inodes),
+            max_depth: self.depth,
+        }
+    }
+}
+
 /// What every trial of the process shares: the engine and the loaded tools.
 pub struct Harness {
     /// The wasmtime engine and component cache.
@@ -62,6 +96,8 @@ pub struct TaskEnv {
     pub plan: FaultPlan,
     /// The virtual start time.
     pub epoch: Duration,
+    /// The trials' filesystem limits.
+    pub disk: DiskLimits,
 }
 
 /// One trial's fresh environment.
@@ -76,6 +112,8 @@ pub struct TrialEnv {
     pub faults: SharedInjector,
     /// The trial's seed.
     pub seed: u64,
+    /// Sandbox limits the trial's tool calls hit (`fuel`, `memory`, ...), by name.
+    pub limits: std::collections::BTreeSet<&'static str>,
 }
 
 impl TaskEnv {
@@ -176,6 +214,7 @@ impl TaskEnv {
             judge_files,
             plan,
             epoch,
+            disk: DiskLimits::default(),
         })
     }
 
@@ -192,12 +231,15 @@ impl TaskEnv {
         // The trial's seed is what `FaultPlan::for_trial` derives from the run seed.
         let plan = self.plan.clone().with_seed(seed);
         let faults = SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone()));
+        let mut vfs = self.base_vfs.fork();
+        vfs.set_quota(self.disk.quota_over(self.base_vfs.usage()));
         TrialEnv {
-            vfs: self.base_vfs.fork(),
+            vfs,
             services: self.base_services.fork(),
             clock,
             faults,
             seed,
+            limits: Default::default(),
         }
     }
 }

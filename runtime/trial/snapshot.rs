@@ -1,6 +1,6 @@
 //! The Judge phase's evidence. Execution is over and the agent is gone: grader files enter the
 //! filesystem only now (`sandbox_grader_files` under /workspace, the judge folder under
-//! /judge), `env_snapshot_commands` and the rubric's judge commands run through the Bash tool,
+//! /judge), sealed against whatever the agent left on their paths ([`super::seal`]), `env_snapshot_commands` and the rubric's judge commands run through the Bash tool,
 //! `env_snapshot_files` are read back, and every service's audit log is collected.
 
 use std::collections::BTreeMap;
@@ -11,6 +11,7 @@ use globset::{GlobBuilder, GlobSetBuilder};
 use serde_json::{Value, json};
 
 use super::execution::Recorder;
+use super::seal;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use crate::tools::{ToolCall, ToolEnv, ToolState};
 use crate::vfs::{NodeKind, Vfs};
@@ -23,6 +24,20 @@ pub struct Judged {
     pub vfs: Vfs,
     /// Judge commands and their output.
     pub commands: Vec<CommandOutput>,
+    /// Links the agent planted towards judge files ([`super::seal::links_into_judge`]).
+    pub tampering: Vec<String>,
+}
+
+impl Judged {
+    /// No evidence: the Judge phase did not run (a task error).
+    pub fn nothing(vfs: &Vfs) -> Judged {
+        Judged {
+            audits: BTreeMap::new(),
+            vfs: vfs.fork(),
+            commands: Vec::new(),
+            tampering: Vec::new(),
+        }
+    }
 }
 
 /// Runs the Judge phase over the trial's final state and records `snapshot` and `audit`
@@ -35,10 +50,13 @@ pub fn judge_phase(
 ) -> Result<Judged> {
     let root_hash = env.vfs.root_hash().to_hex().to_string();
     let mut vfs = env.vfs.fork();
-    for (path, bytes) in &task.judge_files {
-        super::setup::place_file(&mut vfs, path, bytes)
-            .with_context(|| format!("placing judge file {path}"))?;
-    }
+    let placed = seal::place_judge_files(&mut vfs, &task.judge_files).with_context(|| {
+        format!(
+            "{}: placing the judge files (the task's judge folder or sandbox_grader_files)",
+            task.loaded.file()
+        )
+    })?;
+    let tampering = seal::links_into_judge(&vfs, &placed);
 
     // Judge commands run without faults, from /workspace, each with fresh shell state.
     let tool_env = ToolEnv {
@@ -62,8 +80,9 @@ pub fn judge_phase(
         vfs = outcome.vfs;
         commands.push(CommandOutput {
             command: command.to_string(),
-            exit_code: exit_code(&outcome.output, outcome.is_error),
+            exit_code: outcome.exit_code.unwrap_or(i32::from(outcome.is_error)),
             output: outcome.output,
+            truncated: outcome.truncated,
         });
     }
 
@@ -74,6 +93,7 @@ pub fn judge_phase(
             root_hash,
             commands: commands.clone(),
             files,
+            tampering: tampering.clone(),
         },
     );
 
@@ -94,20 +114,8 @@ pub fn judge_phase(
         audits,
         vfs,
         commands,
+        tampering,
     })
-}
-
-/// The status the Bash tool reported: its `[exit code: N]` suffix, else 0 (1 for a tool error
-/// without one).
-pub fn exit_code(output: &str, is_error: bool) -> i32 {
-    output
-        .trim_end()
-        .rsplit('\n')
-        .next()
-        .and_then(|l| l.strip_prefix("[exit code: "))
-        .and_then(|l| l.strip_suffix(']'))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(i32::from(is_error))
 }
 
 /// The files `patterns` name (paths or globs; relative ones are under /workspace), sorted.

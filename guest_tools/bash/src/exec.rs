@@ -551,7 +551,16 @@ impl Shell {
                 var.exported = true;
             }
         }
-        let result = self.run_argv(&argv, &cmd_io);
+        crate::io::take_write_error();
+        let mut result = self.run_argv(&argv, &cmd_io);
+        // A write into a redirected file failed (a full disk): say so, and fail the command.
+        if let Some(e) = crate::io::take_write_error() {
+            io.errln(format!("bash: write error: {}", io_err_msg(&e)));
+            if let Ok(status @ 0) = &mut result {
+                *status = 1;
+                self.last_status = 1;
+            }
+        }
         for f in psub_files {
             let _ = std::fs::remove_file(f);
         }

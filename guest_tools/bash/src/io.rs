@@ -25,12 +25,17 @@ impl Stream {
         Stream::Mem(Rc::new(RefCell::new(Vec::new())))
     }
 
-    /// Writes all of `data`; write errors on files are ignored like a shell ignores `EPIPE`.
+    /// Writes all of `data`. A failed write to a file (a full disk) is kept for the command
+    /// that made it: [`take_write_error`] reports it once the command is done.
     pub fn write(&self, data: &[u8]) {
         match self {
             Stream::Mem(buf) => buf.borrow_mut().extend_from_slice(data),
             Stream::File(file) => {
-                let _ = file.borrow_mut().write_all(data);
+                if let Err(e) = file.borrow_mut().write_all(data) {
+                    WRITE_ERROR.with(|w| {
+                        w.borrow_mut().get_or_insert(e);
+                    });
+                }
             }
             Stream::Null => {}
         }
@@ -61,6 +66,16 @@ impl Stream {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+thread_local! {
+    /// The first failed write to a redirected file since the last [`take_write_error`].
+    static WRITE_ERROR: RefCell<Option<std::io::Error>> = const { RefCell::new(None) };
+}
+
+/// The first write to a redirected file that failed since the last call, if any.
+pub fn take_write_error() -> Option<std::io::Error> {
+    WRITE_ERROR.with(|w| w.borrow_mut().take())
 }
 
 #[derive(Default)]

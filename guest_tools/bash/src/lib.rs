@@ -16,7 +16,7 @@ pub mod regex_posix;
 pub mod shell;
 pub mod timefmt;
 
-use clawrun_tool_protocol::State;
+use clawrun_tool_protocol::{Output, State};
 use serde::Deserialize;
 
 use crate::io::{Input, Io, Stream};
@@ -95,7 +95,9 @@ pub fn run_with_io(
     }
 }
 
-/// Formats a run for the model: the output text, then `[exit code: N]` when non-zero.
+/// The text of a run for the model: the output, then a note when the command budget ran
+/// out. The exit status travels beside it ([`Output::exit_code`]); the protocol adds the
+/// `[exit code: N]` line after capping the text, so the status is never cut.
 pub fn format_output(result: &RunResult) -> String {
     let mut text = String::from_utf8_lossy(&result.output).into_owned();
     if result.timed_out {
@@ -104,19 +106,17 @@ pub fn format_output(result: &RunResult) -> String {
         }
         text.push_str("Command timed out: the command budget was exhausted (endless loop?)");
     }
-    if result.status != 0 {
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&format!("[exit code: {}]", result.status));
-    }
     text
 }
 
 /// The tool entry point: runs `args.command` and updates `state`.
-pub fn bash_tool(args: BashArgs, state: &mut State) -> Result<String, String> {
+pub fn bash_tool(args: BashArgs, state: &mut State) -> Result<Output, String> {
     let result = run_command(&args.command, &mut state.cwd, &mut state.env);
-    Ok(format_output(&result))
+    Ok(Output {
+        text: format_output(&result),
+        images: Vec::new(),
+        exit_code: Some(result.status),
+    })
 }
 
 #[cfg(test)]

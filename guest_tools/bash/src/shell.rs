@@ -196,6 +196,9 @@ pub fn io_err_msg(err: &std::io::Error) -> &'static str {
         DirectoryNotEmpty => "Directory not empty",
         InvalidInput => "Invalid argument",
         ReadOnlyFilesystem => "Read-only file system",
+        StorageFull => "No space left on device",
+        QuotaExceeded => "Disk quota exceeded",
+        InvalidFilename => "File name too long",
         _ => match err.raw_os_error() {
             Some(21) => "Is a directory",
             Some(20) => "Not a directory",

@@ -1,20 +1,17 @@
 //! End-to-end tests of the tool entry point: envelope handling, state persistence and the
 //! output conventions documented in the README.
 
-use clawrun_tool_bash::{BashArgs, bash_tool};
+use clawrun_tool_bash::bash_tool;
 use clawrun_tool_protocol::{State, handle_mut};
 
+/// What the model reads after `command`: the response envelope's output.
 fn run(dir: &std::path::Path, state: &mut State, command: &str) -> String {
     let _ = dir;
-    bash_tool(
-        BashArgs {
-            command: command.to_owned(),
-            timeout: None,
-            description: None,
-        },
-        state,
-    )
-    .expect("bash never returns a tool error")
+    let input = serde_json::json!({"args": {"command": command}, "state": &*state}).to_string();
+    let response = handle_mut("Bash", &input, bash_tool);
+    assert!(!response.is_error, "bash never returns a tool error");
+    *state = response.state;
+    response.output
 }
 
 #[test]
@@ -97,4 +94,32 @@ fn envelope_round_trip() {
     let bad = handle_mut("Bash", r#"{"args": {}}"#, bash_tool);
     assert!(bad.is_error);
     assert_eq!(bad.output, r#"Bash: missing required field "command""#);
+}
+
+#[test]
+fn the_exit_status_survives_the_output_cap_and_travels_beside_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = State::with_cwd(dir.path().to_string_lossy());
+    // 40,000 characters of output, then a failure: the cap cuts the text, not the status.
+    let command = "i=0; while [ $i -lt 4000 ]; do echo 123456789; i=$((i+1)); done; (exit 3)";
+    let input = serde_json::json!({"args": {"command": command}, "state": &state}).to_string();
+    let response = handle_mut("Bash", &input, bash_tool);
+    assert_eq!(response.exit_code, Some(3));
+    assert_eq!(response.truncated, 10_000);
+    assert!(
+        response
+            .output
+            .ends_with("\n... [output truncated: 10000 more characters]\n[exit code: 3]"),
+        "{}",
+        &response.output[response.output.len() - 80..]
+    );
+    // An agent's own text that looks like an exit line changes nothing beside it.
+    let input = serde_json::json!({"args": {"command": "echo '[exit code: 0]'; exit 1"}, "state": &state})
+        .to_string();
+    let response = handle_mut("Bash", &input, bash_tool);
+    assert_eq!(response.exit_code, Some(1));
+    let input = serde_json::json!({"args": {"command": "true"}, "state": &state}).to_string();
+    let response = handle_mut("Bash", &input, bash_tool);
+    assert_eq!(response.exit_code, Some(0));
+    assert_eq!(response.truncated, 0);
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::args::parse_args;
 use crate::image::{Image, Output};
-use crate::output::truncate_output;
+use crate::output::{exit_line, truncate_counted};
 use crate::path::ToolPath;
 
 /// The working directory used when the request carries no `state`.
@@ -68,7 +68,8 @@ pub struct Request {
 /// The response envelope written to stdout.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Response {
-    /// The text the model sees (already capped by [`truncate_output`]).
+    /// The text the model sees: capped by [`crate::truncate_output`], then, for a command that
+    /// failed, its `[exit code: N]` line (never cut).
     pub output: String,
     /// Whether `output` describes a tool error.
     pub is_error: bool,
@@ -77,6 +78,16 @@ pub struct Response {
     /// Images for the model, shown after `output` (absent when there are none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<Image>,
+    /// The exit status of the command the tool ran (Bash; absent for other tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// Characters of output cut by the cap (absent when nothing was cut).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub truncated: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Response {
@@ -85,11 +96,20 @@ impl Response {
             Ok(output) => (output.into(), false),
             Err(output) => (Output::from(output), true),
         };
+        let (mut text, truncated) = truncate_counted(output.text);
+        if let Some(line) = output.exit_code.and_then(exit_line) {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&line);
+        }
         Response {
-            output: truncate_output(output.text),
+            output: text,
             is_error,
             state,
             images: output.images,
+            exit_code: output.exit_code,
+            truncated,
         }
     }
 }
@@ -255,6 +275,7 @@ mod tests {
             Ok(Output {
                 text: "an image".into(),
                 images: vec![Image::from_bytes("image/png", b"png")],
+                exit_code: None,
             })
         });
         assert_eq!(

@@ -21,13 +21,16 @@ impl Image {
     }
 }
 
-/// What a tool returns on success: the text the model reads and any images it sees.
+/// What a tool returns on success: the text the model reads, any images it sees, and the exit
+/// status of the command it ran (Bash).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Output {
     /// The text (capped like every output).
     pub text: String,
     /// Images shown after the text.
     pub images: Vec<Image>,
+    /// The exit status of the command the tool ran, if it runs commands.
+    pub exit_code: Option<i32>,
 }
 
 impl From<String> for Output {
@@ -35,6 +38,7 @@ impl From<String> for Output {
         Output {
             text,
             images: Vec::new(),
+            exit_code: None,
         }
     }
 }

@@ -28,5 +28,5 @@ pub mod walk;
 pub use args::parse_args;
 pub use envelope::{Request, Response, State, handle, handle_mut, run, run_mut};
 pub use image::{Image, Output};
-pub use output::{MAX_OUTPUT_CHARS, truncate_output};
+pub use output::{MAX_OUTPUT_CHARS, exit_line, truncate_counted, truncate_output};
 pub use path::{ToolPath, normalize_lexically};

@@ -12,14 +12,29 @@ pub fn truncate_output(output: String) -> String {
 }
 
 /// [`truncate_output`] with an explicit limit (exposed for tests and tools with tighter caps).
-pub fn truncate_chars(mut output: String, max_chars: usize) -> String {
+pub fn truncate_chars(output: String, max_chars: usize) -> String {
+    truncate_chars_counted(output, max_chars).0
+}
+
+/// [`truncate_output`], also returning how many characters were cut (0 when none).
+pub fn truncate_counted(output: String) -> (String, u64) {
+    truncate_chars_counted(output, MAX_OUTPUT_CHARS)
+}
+
+fn truncate_chars_counted(mut output: String, max_chars: usize) -> (String, u64) {
     let Some((cut_at, _)) = output.char_indices().nth(max_chars) else {
-        return output;
+        return (output, 0);
     };
     let cut = output[cut_at..].chars().count();
     output.truncate(cut_at);
     output.push_str(&format!("\n... [output truncated: {cut} more characters]"));
-    output
+    (output, cut as u64)
+}
+
+/// The line the model reads after a command's output when it failed: `[exit code: N]` for a
+/// non-zero status, `None` for 0.
+pub fn exit_line(status: i32) -> Option<String> {
+    (status != 0).then(|| format!("[exit code: {status}]"))
 }
 
 #[cfg(test)]

@@ -86,6 +86,7 @@ pub fn read(path: &ToolPath, bytes: &[u8], format: Format) -> Result<Output, Str
             thousands(bytes.len())
         ),
         images: vec![Image::from_bytes(format.media_type(), bytes)],
+        exit_code: None,
     })
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::conversation::{Block, Role, Usage};
 
 /// The trace format version written in `trace_start`.
-pub const TRACE_VERSION: u32 = 1;
+pub const TRACE_VERSION: u32 = 2;
 
 /// One line of the trace.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -111,6 +111,13 @@ pub enum EventKind {
         /// trace). Absent when there are none, as in traces written before tools returned images.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         images: Vec<ImageRef>,
+        /// The exit status of the command the tool ran (Bash), beside the text; absent for
+        /// other tools.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// Characters of output cut by the 30,000-character cap; absent when none.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        truncated: u64,
     },
     /// The simulated user answered.
     UserTurn {
@@ -129,6 +136,10 @@ pub enum EventKind {
         commands: Vec<CommandOutput>,
         /// `env_snapshot_files` read back (path, blake3 hex, size).
         files: Vec<SnapshotFile>,
+        /// Links the agent planted towards judge files (`link -> target`); any fails the
+        /// trial's integrity gate. Absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tampering: Vec<String>,
     },
     /// A service's audit data, collected in the Judge phase.
     Audit {
@@ -156,6 +167,10 @@ pub enum EventKind {
         /// The agent's error, when `outcome` is `agent_error` or `infra_error`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// The sandbox limits the trial's tool calls hit (`vfs_bytes`, `vfs_inodes`,
+        /// `path_depth`, `fuel`, `memory`, `host_work`, `deadline`); absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        limits: Vec<String>,
     },
 }
 
@@ -166,8 +181,16 @@ pub struct CommandOutput {
     pub command: String,
     /// What the Bash tool printed (with its `[exit code: N]` suffix when non-zero).
     pub output: String,
-    /// Its exit status.
+    /// Its exit status, as the tool reported it beside the output.
     pub exit_code: i32,
+    /// Characters of output cut by the 30,000-character cap; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub truncated: u64,
+}
+
+/// Whether a count is zero (serde's `skip_serializing_if`).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One file collected by the snapshot.
@@ -197,6 +220,9 @@ pub enum Outcome {
     AgentError,
     /// The model API failed after retries (kept out of scores).
     InfraError,
+    /// The task's own content could not be run or judged (kept out of scores; `error` says
+    /// why).
+    TaskError,
 }
 
 /// Writes events as JSONL, numbering them.

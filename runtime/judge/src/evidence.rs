@@ -48,4 +48,7 @@ pub struct Evidence {
     pub faults_seen: u32,
     /// Simulated-user rounds.
     pub user_rounds: u32,
+    /// Tampering the Judge phase found (links the agent planted towards judge files, as
+    /// `link -> target`); any fails the integrity gate.
+    pub tampering: Vec<String>,
 }

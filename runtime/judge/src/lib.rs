@@ -71,6 +71,10 @@ pub async fn judge_with_log(
         results.push(result(&item, outcome));
     }
 
+    if !evidence.tampering.is_empty() {
+        results.push(integrity_item(&evidence.tampering));
+    }
+
     let (completion, judged, unjudged) = score::completion(&results);
     if judged == 0.0 {
         let note = if unjudged > 0.0 {
@@ -107,6 +111,23 @@ pub async fn judge_with_log(
 }
 
 /// Evaluates one item.
+/// The failed integrity gate of a trial whose agent tampered with the judge's files.
+fn integrity_item(tampering: &[String]) -> ItemResult {
+    ItemResult {
+        name: "judge_integrity".to_string(),
+        source: ItemSource::Integrity,
+        check: "integrity".to_string(),
+        weight: 0.0,
+        gate: true,
+        score: Some(0.0),
+        passed: Some(false),
+        evidence: format!(
+            "the agent planted links to the judge's files: {}",
+            tampering.join(", ")
+        ),
+    }
+}
+
 async fn evaluate(cx: &mut Cx<'_>, item: &Item<'_>) -> Outcome {
     match &item.rule {
         Rule::Check(Check::LlmJudge {

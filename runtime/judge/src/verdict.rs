@@ -15,6 +15,9 @@ pub enum ItemSource {
     /// The task's `judge_rubric`, judged by the model as one item of weight 1 when the task
     /// has no weighted item (Claw-Eval's judge-only tasks).
     JudgeRubric,
+    /// clawrun's own gate on the Judge phase's integrity: present (and failed) only when the
+    /// agent tampered with the judge's files.
+    Integrity,
 }
 
 /// One rubric item's outcome, with its evidence.

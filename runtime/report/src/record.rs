@@ -1,5 +1,5 @@
-//! One line of a run's `journal.jsonl`: a finished trial, scored or failed for infrastructure
-//! reasons.
+//! One line of a run's `journal.jsonl`: a finished trial, scored, or failed for infrastructure
+//! reasons or because of the task's content.
 
 use std::io::BufRead;
 
@@ -19,6 +19,9 @@ pub enum Status {
     Scored,
     /// The model API failed after retries: kept out of every score, counted separately.
     InfraError,
+    /// The task's own content could not be run or judged (a judge file that cannot be
+    /// placed, say; `error` says why): kept out of every score, counted separately.
+    TaskError,
 }
 
 /// One line of `journal.jsonl` (fields serialise in this order).
@@ -57,8 +60,12 @@ pub struct TrialRecord {
     /// The trial's `trace.jsonl`, relative to the run folder (e.g.
     /// `T002_email_triage/0/trace.jsonl`).
     pub trace: String,
-    /// The judge's verdict (`None` for infrastructure errors).
+    /// The judge's verdict (`None` for infrastructure and task errors).
     pub verdict: Option<Verdict>,
+    /// The sandbox limits the trial hit (`vfs_bytes`, `fuel`, ...; see the trace's
+    /// `trace_end`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<String>,
 }
 
 impl TrialRecord {

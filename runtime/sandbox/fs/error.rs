@@ -45,6 +45,7 @@ impl From<VfsError> for ErrorCode {
             VfsError::NotEmpty => ErrorCode::NotEmpty,
             VfsError::NoSpace => ErrorCode::InsufficientSpace,
             VfsError::InodeQuota => ErrorCode::Quota,
+            VfsError::TooDeep => ErrorCode::NameTooLong,
             VfsError::InvalidName(name) if name.len() > 255 => ErrorCode::NameTooLong,
             VfsError::InvalidName(_) | VfsError::InvalidArgument(_) => ErrorCode::Invalid,
             VfsError::Loop => ErrorCode::Loop,

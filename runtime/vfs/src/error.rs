@@ -24,6 +24,9 @@ pub enum VfsError {
     /// The inode quota would be exceeded.
     #[error("inode quota exceeded")]
     InodeQuota,
+    /// Directories would nest deeper than the quota's depth limit.
+    #[error("directories nested too deeply")]
+    TooDeep,
     /// The name is empty, too long, `.`, `..`, or contains `/` or NUL.
     #[error("invalid file name {0:?}")]
     InvalidName(String),

@@ -44,5 +44,5 @@ pub use content::{CHUNK_SIZE, MAX_FILE_SIZE};
 pub use diff::{Change, ChangeKind};
 pub use error::{Result, VfsError};
 pub use node::{Ino, Metadata, NodeKind, Timestamp};
-pub use quota::{Quota, Usage};
+pub use quota::{Quota, Refusals, Usage};
 pub use tree::Vfs;

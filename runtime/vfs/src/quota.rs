@@ -7,6 +7,8 @@ pub struct Quota {
     pub max_bytes: u64,
     /// Maximum number of live inodes, including the root and open orphans.
     pub max_inodes: u64,
+    /// Maximum nesting of directories below the root (the root's children are at depth 1).
+    pub max_depth: u32,
 }
 
 impl Default for Quota {
@@ -14,8 +16,20 @@ impl Default for Quota {
         Self {
             max_bytes: u64::MAX,
             max_inodes: u64::MAX,
+            max_depth: u32::MAX,
         }
     }
+}
+
+/// How many operations each limit of the [`Quota`] refused (not hashed; carried by forks).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Refusals {
+    /// Growths refused by the byte quota or the maximum file size.
+    pub bytes: u64,
+    /// Creations refused by the inode quota.
+    pub inodes: u64,
+    /// Directory creations or moves refused by the depth limit.
+    pub depth: u64,
 }
 
 /// Resources currently used by a [`crate::Vfs`] (or added by an import).

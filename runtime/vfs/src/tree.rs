@@ -15,7 +15,7 @@ use crate::{
         DIR_MODE, DirData, FILE_MODE, Ino, Inode, Metadata, Name, NodeData, NodeKind, SYMLINK_MODE,
         Timestamp, validate_name,
     },
-    quota::{Quota, Usage},
+    quota::{Quota, Refusals, Usage},
 };
 
 /// Inode number of the root directory.
@@ -34,6 +34,8 @@ pub struct Vfs {
     pub(crate) quota: Quota,
     /// Resource usage.
     pub(crate) usage: Usage,
+    /// Operations the quota refused.
+    pub(crate) refused: Refusals,
     /// Open-handle counts (not hashed, not forked).
     pub(crate) open: BTreeMap<Ino, u32>,
     /// Unlinked inodes kept alive by open handles.
@@ -90,6 +92,7 @@ impl Vfs {
                 bytes: 0,
                 inodes: 1,
             },
+            refused: Refusals::default(),
             open: BTreeMap::new(),
             orphans: BTreeSet::new(),
         }
@@ -103,6 +106,16 @@ impl Vfs {
     /// Current resource usage.
     pub fn usage(&self) -> Usage {
         self.usage
+    }
+
+    /// The quota in force.
+    pub fn quota(&self) -> Quota {
+        self.quota
+    }
+
+    /// How many operations the quota has refused so far (this filesystem and its origins).
+    pub fn refusals(&self) -> Refusals {
+        self.refused
     }
 
     /// Sets the virtual clock used to stamp subsequent mutations.
@@ -123,6 +136,7 @@ impl Vfs {
             now: self.now,
             quota: self.quota,
             usage: self.usage,
+            refused: self.refused,
             open: BTreeMap::new(),
             orphans: BTreeSet::new(),
         };
@@ -277,6 +291,10 @@ impl Vfs {
                 "cannot move a directory into its own subtree",
             ));
         }
+        if src_is_dir && from_dir != to_dir && self.quota.max_depth != u32::MAX {
+            let height = self.dir_height(src, self.quota.max_depth);
+            self.check_depth(to_dir, height)?;
+        }
         let dst = match dst {
             Some(dst) => {
                 let dst_dir = self.inode(dst).as_dir();
@@ -406,23 +424,78 @@ impl Vfs {
     }
 
     /// Fails with `NoSpace` if growing a node from `old` to `new` bytes exceeds the quota.
-    pub(crate) fn check_bytes(&self, old: u64, new: u64) -> Result<()> {
+    pub(crate) fn check_bytes(&mut self, old: u64, new: u64) -> Result<()> {
         if new > old {
             let total = self.usage.bytes.checked_add(new - old);
             if total.is_none_or(|t| t > self.quota.max_bytes) {
-                return Err(VfsError::NoSpace);
+                return Err(self.refuse(VfsError::NoSpace));
             }
         }
         Ok(())
     }
 
     /// Fails with `InodeQuota` if `count` more inodes exceed the quota.
-    pub(crate) fn check_inodes(&self, count: u64) -> Result<()> {
+    pub(crate) fn check_inodes(&mut self, count: u64) -> Result<()> {
         let total = self.usage.inodes.checked_add(count);
         if count > 0 && total.is_none_or(|t| t > self.quota.max_inodes) {
-            return Err(VfsError::InodeQuota);
+            return Err(self.refuse(VfsError::InodeQuota));
         }
         Ok(())
+    }
+
+    /// Fails with `TooDeep` if a directory of height `height` (1 for an empty one) placed in
+    /// directory `dir` would nest deeper than the quota allows.
+    pub(crate) fn check_depth(&mut self, dir: Ino, height: u32) -> Result<()> {
+        let limit = self.quota.max_depth;
+        if limit == u32::MAX {
+            return Ok(());
+        }
+        // Walk up at most `limit` levels: the cost is bounded by the limit, not the tree.
+        let mut depth = height;
+        let mut cur = dir;
+        while depth <= limit {
+            match self.inodes.get(&cur).and_then(|n| n.as_dir()) {
+                Some(d) if d.parent != cur => {
+                    depth += 1;
+                    cur = d.parent;
+                }
+                _ => return Ok(()),
+            }
+        }
+        Err(self.refuse(VfsError::TooDeep))
+    }
+
+    /// Counts a refusal of the quota and returns its error.
+    fn refuse(&mut self, e: VfsError) -> VfsError {
+        match e {
+            VfsError::NoSpace => self.refused.bytes += 1,
+            VfsError::InodeQuota => self.refused.inodes += 1,
+            VfsError::TooDeep => self.refused.depth += 1,
+            _ => {}
+        }
+        e
+    }
+
+    /// The height of directory `dir` (1 when it has no subdirectory), counted no further than
+    /// `cap` levels.
+    fn dir_height(&self, dir: Ino, cap: u32) -> u32 {
+        let mut best = 1;
+        let mut stack = vec![(dir, 1u32)];
+        while let Some((ino, h)) = stack.pop() {
+            best = best.max(h);
+            if h > cap {
+                return best;
+            }
+            if let Some(d) = self.inodes.get(&ino).and_then(|n| n.as_dir()) {
+                stack.extend(
+                    d.entries
+                        .values()
+                        .filter(|e| e.kind == NodeKind::Directory)
+                        .map(|e| (e.ino, h + 1)),
+                );
+            }
+        }
+        best
     }
 
     /// Records a byte usage change of a node from `old` to `new`.
@@ -447,8 +520,11 @@ impl Vfs {
             return Err(VfsError::Exists);
         }
         self.check_inodes(1)?;
-        let name: Name = name.into();
         let is_dir = matches!(data, NodeData::Dir(_));
+        if is_dir {
+            self.check_depth(dir, 1)?;
+        }
+        let name: Name = name.into();
         let (nlink, parents) = if is_dir {
             (2, Vec::new())
         } else {

@@ -235,6 +235,7 @@ fn quota_failures_leave_state_unchanged() {
     let mut vfs = Vfs::with_quota(Quota {
         max_bytes: 100,
         max_inodes: 4,
+        ..Quota::default()
     });
     let root = vfs.root();
     let f = vfs.create_file(root, "f").unwrap();
@@ -270,6 +271,7 @@ fn quota_failures_leave_state_unchanged() {
     vfs.set_quota(Quota {
         max_bytes: 10,
         max_inodes: 2,
+        ..Quota::default()
     });
     vfs.set_len(f, 50).unwrap();
     vfs.write(f, 0, b"overwrite in place").unwrap();

@@ -254,7 +254,13 @@ pub fn command(ev: &Evidence, command: &str, exit: u64, stdout_regex: Option<&st
             truncate(command, 120)
         ));
     };
-    let stdout = strip_exit_line(&out.output);
+    // The tool adds the exit line only for a non-zero status; the status itself travels beside
+    // the output, so text that merely looks like an exit line changes nothing.
+    let stdout = if out.exit_code != 0 {
+        strip_exit_line(&out.output)
+    } else {
+        out.output.as_str()
+    };
     let mut problems = Vec::new();
     if i64::from(out.exit_code) != exit as i64 {
         problems.push(format!("exit {} (expected {exit})", out.exit_code));
@@ -266,8 +272,16 @@ pub fn command(ev: &Evidence, command: &str, exit: u64, stdout_regex: Option<&st
             Err(e) => problems.push(format!("invalid regex /{r}/: {e}")),
         }
     }
+    let cut = if out.truncated > 0 {
+        format!(
+            " (output cut by the tool's cap: {} more characters)",
+            out.truncated
+        )
+    } else {
+        String::new()
+    };
     let head = format!(
-        "`{}` exited {}; output {}",
+        "`{}` exited {}; output {}{cut}",
         truncate(command, 120),
         out.exit_code,
         quote(stdout.trim(), 200)

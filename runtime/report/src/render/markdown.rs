@@ -15,6 +15,12 @@ pub fn render_markdown(s: &Summary) -> String {
         text::agents(s),
         s.overall.infra_errors
     ));
+    if s.overall.task_errors > 0 {
+        out.push_str(&format!(
+            "Task errors: {} (the task could not be run or judged; excluded from all scores).\n\n",
+            s.overall.task_errors
+        ));
+    }
     for w in s.warnings() {
         out.push_str(&format!("> **{}**\n\n", cell(&w)));
     }

@@ -19,6 +19,12 @@ pub fn render_text(s: &Summary) -> String {
         "infrastructure errors: {} (excluded from all scores)\n",
         s.overall.infra_errors
     ));
+    if s.overall.task_errors > 0 {
+        out.push_str(&format!(
+            "task errors: {} (the task could not be run or judged; excluded from all scores; each record's error says why)\n",
+            s.overall.task_errors
+        ));
+    }
     out.push_str(&banners);
     out.push_str("\nTASKS\n");
     let task_rows: Vec<Vec<String>> = s.tasks.iter().map(rows::task_row).collect();

@@ -59,6 +59,8 @@ pub struct Aggregate {
     pub faults_seen: u64,
     /// Infrastructure-error records (excluded from every figure).
     pub infra_errors: u32,
+    /// Task-error records (excluded from every figure).
+    pub task_errors: u32,
     /// Scored trials with unjudged rubric items.
     pub unjudged_trials: u32,
     /// Tasks with at least one such trial.
@@ -105,6 +107,7 @@ impl Aggregate {
             flipped_tasks: count(|t| t.flipped),
             faults_seen: sum(|t| t.faults_seen),
             infra_errors: sum(|t| u64::from(t.infra_errors)) as u32,
+            task_errors: sum(|t| u64::from(t.task_errors)) as u32,
             unjudged_trials: sum(|t| u64::from(t.unjudged_trials)) as u32,
             unjudged_tasks: count(|t| t.unjudged_trials > 0),
             unjudged_weight: tasks.iter().map(|t| t.unjudged_weight).sum(),

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::Group;
+use crate::record::{Group, Status};
 use crate::stats;
 use crate::summary::merge::TaskRecords;
 
@@ -62,6 +62,8 @@ pub struct TaskSummary {
     pub failed_calls: u64,
     /// Infrastructure-error records (excluded from every figure).
     pub infra_errors: u32,
+    /// Task-error records (excluded from every figure).
+    pub task_errors: u32,
     /// Scored trials with unjudged rubric items.
     pub unjudged_trials: u32,
     /// Summed unjudged weight over the scored trials.
@@ -124,7 +126,16 @@ impl TaskSummary {
                 .iter()
                 .map(|(_, v)| u64::from(v.failed_calls))
                 .sum(),
-            infra_errors: recs.infra.len() as u32,
+            infra_errors: recs
+                .infra
+                .iter()
+                .filter(|s| s.record.status == Status::InfraError)
+                .count() as u32,
+            task_errors: recs
+                .infra
+                .iter()
+                .filter(|s| s.record.status == Status::TaskError)
+                .count() as u32,
             unjudged_trials: verdicts.iter().filter(|(r, _)| r.has_unjudged()).count() as u32,
             unjudged_weight: verdicts.iter().map(|(_, v)| v.unjudged_weight).sum(),
             input_tokens: verdicts.iter().map(|(r, _)| r.input_tokens).sum(),

@@ -91,6 +91,7 @@ pub fn scored_with(
         task_hash: "7a5k".into(),
         trace: format!("{task}/{trial}/trace.jsonl"),
         verdict: Some(verdict),
+        limits: Vec::new(),
     }
 }
 
@@ -194,6 +195,8 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             status: Some(429),
             root_hash: None,
             images: Vec::new(),
+            exit_code: None,
+            truncated: 0,
         },
         EventKind::ToolCall {
             id: "call_2_0".into(),
@@ -208,6 +211,8 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             status: Some(200),
             root_hash: None,
             images: Vec::new(),
+            exit_code: None,
+            truncated: 0,
         },
         EventKind::Message {
             role: Role::Assistant,
@@ -223,12 +228,14 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
                 command: "cat /workspace/sent.log".into(),
                 output: "msg-7 cfo@example.com".into(),
                 exit_code: 0,
+                truncated: 0,
             }],
             files: vec![SnapshotFile {
                 path: "/workspace/report.csv".into(),
                 hash: "abc123".into(),
                 size: 42,
             }],
+            tampering: Vec::new(),
         },
         EventKind::Audit {
             service: "gmail".into(),
@@ -246,6 +253,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             final_text: "Done: the report went to the CFO.".into(),
             root_hash: "f1nal".into(),
             error: record.error.clone(),
+            limits: Vec::new(),
         },
     ];
     kinds

@@ -39,6 +39,7 @@ pub fn code(e: &VfsError) -> &'static str {
         VfsError::NotEmpty => "NotEmpty",
         VfsError::NoSpace => "NoSpace",
         VfsError::InodeQuota => "InodeQuota",
+        VfsError::TooDeep => "TooDeep",
         VfsError::InvalidName(_) => "InvalidName",
         VfsError::InvalidArgument(_) => "InvalidArgument",
         VfsError::Loop => "Loop",

@@ -28,6 +28,7 @@ pub fn section(trials: &[&TrialView]) -> String {
         let r = &t.record;
         let what = match (&r.status, &r.verdict) {
             (Status::InfraError, _) => "infra error".to_string(),
+            (Status::TaskError, _) => "task error".to_string(),
             (Status::Scored, Some(v)) => format!(
                 "{:.3} {}",
                 v.scores.score,

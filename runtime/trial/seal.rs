@@ -1,0 +1,69 @@
+//! The Judge phase's seal: judge files enter through paths the agent cannot have shaped, and
+//! links the agent planted towards them are reported as tampering.
+//!
+//! The rule (documented in the README):
+//! - `/judge` belongs to the judge. Whatever the agent left there (files, folders, symlinks, a
+//!   file named `judge`) is removed before the judge folder is placed.
+//! - Every judge file (the judge folder, `sandbox_grader_files`) is written without following
+//!   any symlink: a file or symlink on its path is replaced by a folder, whatever sits at its
+//!   name is replaced by the file. Folders the agent made on the way are kept.
+//! - The agent's quota does not apply: judge files always fit.
+//! - A symlink anywhere outside `/judge` that leads to a judge file or into `/judge` once they
+//!   are placed (a link planted during Execution so that a judge command or file check reads the
+//!   judge's own file) is tampering: the trial's integrity gate fails and the score is 0.
+
+use std::collections::BTreeSet;
+
+use crate::vfs::{Ino, NodeKind, Quota, Vfs};
+
+/// The folder reserved for the judge.
+pub const JUDGE_ROOT: &str = "/judge";
+
+/// Places `files` (absolute guest paths) into `vfs` by the seal's rule; returns the placed
+/// files' inodes. An error means a task's file cannot be placed at all (a bad name): the task's
+/// fault, never the agent's.
+pub fn place_judge_files(
+    vfs: &mut Vfs,
+    files: &[(String, std::sync::Arc<[u8]>)],
+) -> crate::vfs::Result<BTreeSet<Ino>> {
+    vfs.set_quota(Quota::default());
+    let root = vfs.root();
+    let judge_name = JUDGE_ROOT.trim_start_matches('/');
+    if vfs.lookup(root, judge_name).is_ok() {
+        vfs.remove_entry(root, judge_name)?;
+    }
+    let mut placed = BTreeSet::new();
+    for (path, bytes) in files {
+        placed.insert(vfs.replace_file(path, bytes)?);
+    }
+    Ok(placed)
+}
+
+/// The symlinks outside `/judge` that resolve to one of `judge_files` or into `/judge`, each
+/// described as `link -> target`, sorted by path.
+pub fn links_into_judge(vfs: &Vfs, judge_files: &BTreeSet<Ino>) -> Vec<String> {
+    let judge_dir = vfs
+        .resolve_nofollow(JUDGE_ROOT)
+        .ok()
+        .filter(|&ino| vfs.kind(ino).ok() == Some(NodeKind::Directory));
+    let Ok(entries) = vfs.walk("/") else {
+        return Vec::new();
+    };
+    let inside = format!("{JUDGE_ROOT}/");
+    entries
+        .into_iter()
+        .filter(|(path, _, kind)| *kind == NodeKind::Symlink && !path.starts_with(&inside))
+        .filter_map(|(path, link, _)| {
+            let target = vfs.resolve(&path).ok()?;
+            let hits_file = judge_files.contains(&target);
+            // Every file under /judge is a judge file, so a folder is the other way in.
+            let hits_dir = judge_dir.is_some_and(|dir| {
+                vfs.kind(target).ok() == Some(NodeKind::Directory) && vfs.is_ancestor(dir, target)
+            });
+            (hits_file || hits_dir).then(|| {
+                let to = vfs.readlink(link).unwrap_or_default();
+                format!("{path} -> {to}")
+            })
+        })
+        .collect()
+}
