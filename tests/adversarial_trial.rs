@@ -347,3 +347,49 @@ answer: done
     // /workspace is level 1, so 255 more levels fit.
     assert!(output.contains("depth 255"), "{output}");
 }
+
+#[test]
+fn a_task_that_cannot_be_played_is_that_trials_record_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    for (id, oracle) in [
+        ("a_no_oracle", ""),
+        (
+            "b_fine",
+            "oracle:\n  steps:\n    - call: Write\n      args: {file_path: out.txt, content: ok}\n  answer: done\n",
+        ),
+    ] {
+        let task = dir.path().join("tasks").join(id);
+        std::fs::create_dir_all(&task).unwrap();
+        std::fs::write(
+            task.join("task.yaml"),
+            format!(
+                "task_id: {id}\nprompt: {{text: \"Write out.txt\"}}\nrubric:\n  - name: wrote\n    weight: 1.0\n    check: {{type: file_exists, path: /workspace/out.txt}}\n{oracle}"
+            ),
+        )
+        .unwrap();
+    }
+    let out = tempfile::tempdir().unwrap();
+    let options = RunOptions::new(dir.path(), AgentSpec::Oracle, out.path());
+    let result = run(&options).expect("a task error never stops the run");
+    let by_id = |id: &str| result.records.iter().find(|r| r.task_id == id).unwrap();
+    let broken = by_id("a_no_oracle");
+    assert_eq!(broken.status, Status::TaskError);
+    assert!(
+        broken
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("no `oracle:` section"),
+        "{:?}",
+        broken.error
+    );
+    assert!(broken.verdict.is_none());
+    // Its trace is written, and ends with the reason.
+    let file = std::fs::File::open(out.path().join(&broken.trace)).unwrap();
+    let events = read_trace(std::io::BufReader::new(file)).unwrap();
+    assert!(matches!(
+        &events.last().unwrap().kind,
+        EventKind::TraceEnd { error: Some(e), .. } if e.contains("no `oracle:` section")
+    ));
+    assert_eq!(by_id("b_fine").status, Status::Scored);
+}

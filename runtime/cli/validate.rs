@@ -86,6 +86,13 @@ fn score_with(
     };
     let mut a = agent.build(task, None)?;
     let out = run_trial(rt, harness, task, 0, 0, a.as_mut(), user, &Limits::of(task))?;
+    if out.outcome == clawrun_agents::trace::Outcome::TaskError {
+        anyhow::bail!(
+            "{} could not be run or judged: {}",
+            agent.describe(),
+            out.error.unwrap_or_default()
+        );
+    }
     Ok(rt.block_on(clawrun_judge::judge(
         &task.loaded.task,
         &out.evidence,
