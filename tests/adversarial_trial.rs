@@ -260,6 +260,7 @@ fn filling_the_disk_hits_the_quota_and_the_record_says_so() {
     let task = r#"
 task_id: adv_disk
 prompt: {text: "Fill the disk"}
+limits: {disk_mib: 4, inodes: 300}
 rubric:
   - name: wrote
     weight: 1.0
@@ -280,10 +281,7 @@ steps:
     args: {command: "mkdir -p many; i=0; while [ $i -lt 400 ]; do : > many/$i || break; i=$((i+1)); done; echo made $i"}
 answer: done
 "#;
-    let (record, events) = run_script(suite.path(), "adv_disk", script, |o| {
-        o.disk.bytes = 4 << 20;
-        o.disk.inodes = 300;
-    });
+    let (record, events) = run_script(suite.path(), "adv_disk", script, |_| {});
     assert_eq!(record.status, Status::Scored);
     assert_eq!(record.limits, vec!["vfs_bytes", "vfs_inodes"]);
     let outputs: Vec<String> = events
@@ -311,6 +309,12 @@ answer: done
         "{}",
         outputs[1]
     );
+    // The command line overrides the task's limits.
+    let (record, _) = run_script(suite.path(), "adv_disk", script, |o| {
+        o.disk_quota = Some(8 << 20);
+        o.inode_quota = Some(10_000);
+    });
+    assert_eq!(record.limits, vec!["vfs_bytes"]);
 }
 
 #[test]

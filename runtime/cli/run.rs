@@ -9,7 +9,6 @@ use clawrun_judge::ScoreConfig;
 use super::UsageError;
 use super::report::{ReportFormats, write_reports};
 use crate::run::{AgentSpec, RunOptions, Shard, run};
-use crate::trial::setup::DiskLimits;
 
 /// Arguments of `clawrun run`.
 #[derive(Debug, clap::Args)]
@@ -60,13 +59,14 @@ pub struct RunArgs {
     /// Token limit per trial.
     #[arg(long, value_name = "N")]
     max_tokens: Option<u64>,
-    /// Bytes a trial's agent may add to its filesystem (e.g. 512MiB, 2GiB); past it, writes
-    /// fail with ENOSPC.
-    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = super::size::parse_size)]
-    disk_quota: u64,
-    /// Files, folders and symlinks a trial's agent may add; past it, creation fails (EDQUOT).
-    #[arg(long, value_name = "N", default_value_t = DiskLimits::default().inodes)]
-    inode_quota: u64,
+    /// Bytes a trial's agent may add to its filesystem (e.g. 512MiB, 2GiB; default: the task's
+    /// `limits.disk_mib`, else 256MiB); past it, writes fail with ENOSPC.
+    #[arg(long, value_name = "SIZE", value_parser = super::size::parse_size)]
+    disk_quota: Option<u64>,
+    /// Files, folders and symlinks a trial's agent may add (default: the task's
+    /// `limits.inodes`, else 50000); past it, creation fails (EDQUOT).
+    #[arg(long, value_name = "N")]
+    inode_quota: Option<u64>,
     /// The pass threshold.
     #[arg(long, default_value_t = 0.75)]
     pass_threshold: f64,
@@ -109,11 +109,8 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
         judge: args.judge.clone(),
         user_model: args.user_model.clone(),
         max_tokens: args.max_tokens,
-        disk: DiskLimits {
-            bytes: args.disk_quota,
-            inodes: args.inode_quota,
-            ..DiskLimits::default()
-        },
+        disk_quota: args.disk_quota,
+        inode_quota: args.inode_quota,
         score: ScoreConfig {
             pass_threshold: args.pass_threshold,
             ..ScoreConfig::default()

@@ -18,7 +18,6 @@ use super::journal::{Journal, latest};
 use super::shard::Shard;
 use super::trial_record::{TrialContext, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
-use crate::trial::setup::DiskLimits;
 use crate::trial::{Harness, TaskEnv};
 
 /// Everything `clawrun run` was asked to do.
@@ -49,8 +48,11 @@ pub struct RunOptions {
     pub user_model: Option<ModelConfig>,
     /// Token limit per trial.
     pub max_tokens: Option<u64>,
-    /// Each trial's filesystem limits.
-    pub disk: DiskLimits,
+    /// Bytes each trial may add to its filesystem (default: the task's `limits`, else
+    /// [`crate::trial::setup::DiskLimits::default`]).
+    pub disk_quota: Option<u64>,
+    /// Inodes each trial may add (default: the task's, else the default).
+    pub inode_quota: Option<u64>,
     /// Score weights and threshold.
     pub score: ScoreConfig,
     /// Immediate re-runs of a trial that hit an infrastructure error.
@@ -77,7 +79,8 @@ impl RunOptions {
             judge: None,
             user_model: None,
             max_tokens: None,
-            disk: DiskLimits::default(),
+            disk_quota: None,
+            inode_quota: None,
             score: ScoreConfig::default(),
             infra_retries: 0,
             progress: false,
@@ -159,7 +162,8 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
                 }
                 match TaskEnv::prepare(loaded, plan) {
                     Ok(mut env) => {
-                        env.disk = options.disk;
+                        env.disk.bytes = options.disk_quota.unwrap_or(env.disk.bytes);
+                        env.disk.inodes = options.inode_quota.unwrap_or(env.disk.inodes);
                         envs.push(env);
                     }
                     Err(e) => errors.push(format!("{e:#}")),
@@ -342,7 +346,8 @@ fn write_run_json(options: &RunOptions, tasks: &[TaskEnv]) -> Result<()> {
         "faults": options.faults,
         "shard": options.shard.map(|s| s.to_string()),
         "judge": options.judge.as_ref().map(ModelConfig::describe),
-        "disk": options.disk,
+        "disk_quota": options.disk_quota,
+        "inode_quota": options.inode_quota,
         "score": {
             "completion_weight": options.score.completion_weight,
             "robustness_weight": options.score.robustness_weight,

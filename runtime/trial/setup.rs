@@ -44,6 +44,17 @@ impl Default for DiskLimits {
 }
 
 impl DiskLimits {
+    /// A task's `limits`, the defaults where it sets none.
+    pub fn of(limits: Option<&clawrun_task::TaskLimits>) -> Self {
+        let d = DiskLimits::default();
+        let Some(l) = limits else { return d };
+        DiskLimits {
+            bytes: l.disk_mib.map_or(d.bytes, |m| m.saturating_mul(1 << 20)),
+            inodes: l.inodes.unwrap_or(d.inodes),
+            depth: d.depth,
+        }
+    }
+
     /// The quota of a filesystem that starts at `base` usage.
     pub fn quota_over(&self, base: crate::vfs::Usage) -> crate::vfs::Quota {
         crate::vfs::Quota {
@@ -202,6 +213,7 @@ impl TaskEnv {
             Err(e) => bail!("{}: combining fault rules: {e}", loaded.file()),
         };
 
+        let disk = DiskLimits::of(task.limits.as_ref());
         Ok(TaskEnv {
             endpoints: task.tool_endpoints.clone(),
             loaded,
@@ -214,7 +226,7 @@ impl TaskEnv {
             judge_files,
             plan,
             epoch,
-            disk: DiskLimits::default(),
+            disk,
         })
     }
 

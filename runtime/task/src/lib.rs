@@ -44,7 +44,7 @@ pub use load::{Parsed, node_at, parse_yaml};
 pub use loaded::LoadedTask;
 pub use model::{
     Environment, ExpectedAction, Group, Prompt, RubricItem, SafetyCheck, SafetyKind,
-    ScoringComponent, SystemTool, Task, ToolSpec, UserAgent,
+    ScoringComponent, SystemTool, Task, TaskLimits, ToolSpec, UserAgent,
 };
 pub use oracle::{Oracle, Step, ToolCall};
 pub use refs::is_path_var;

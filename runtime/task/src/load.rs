@@ -43,6 +43,7 @@ pub const TASK_FIELDS: &[&str] = &[
     "oracle",
     "system_tools",
     "epoch",
+    "limits",
 ];
 
 /// A parsed task with the node tree it came from (for positions) and its warnings.
@@ -247,6 +248,7 @@ pub(crate) fn read_task(cx: &mut Cx<'_>, root: &Node) -> Option<Task> {
         Some(n) if n.value != Value::Null => read_epoch(m.cx, n),
         _ => None,
     };
+    let limits = m.opt("limits");
     let group = match m.node("group") {
         Some(n) if n.value != Value::Null => read_group(m.cx, n),
         _ => None,
@@ -296,6 +298,7 @@ pub(crate) fn read_task(cx: &mut Cx<'_>, root: &Node) -> Option<Task> {
         oracle,
         faults,
         epoch,
+        limits,
     })
 }
 

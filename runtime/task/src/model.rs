@@ -76,6 +76,17 @@ pub struct Task {
     /// The virtual start time, seconds since the Unix epoch (default: none, the runner uses
     /// [`DEFAULT_EPOCH`](crate::epoch::DEFAULT_EPOCH)).
     pub epoch: Option<i64>,
+    /// The trials' filesystem limits (our extension; default: the runner's).
+    pub limits: Option<TaskLimits>,
+}
+
+/// `limits:` — what a trial's agent may add to its filesystem beyond the task's files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TaskLimits {
+    /// Bytes, in MiB (`disk_mib`).
+    pub disk_mib: Option<u64>,
+    /// Files, folders and symlinks (`inodes`).
+    pub inodes: Option<u64>,
 }
 
 /// The split a task belongs to (also how reports group trials).

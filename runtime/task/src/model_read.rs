@@ -3,8 +3,8 @@
 
 use crate::check::Check;
 use crate::model::{
-    Environment, ExpectedAction, RubricItem, SafetyCheck, SafetyKind, ScoringComponent, ToolSpec,
-    UserAgent,
+    Environment, ExpectedAction, RubricItem, SafetyCheck, SafetyKind, ScoringComponent, TaskLimits,
+    ToolSpec, UserAgent,
 };
 use crate::read::{Cx, FromNode, Map};
 use crate::user_script::UserScript;
@@ -55,6 +55,18 @@ impl FromNode for Environment {
             "compact_*",
         ]);
         Some(env)
+    }
+}
+
+impl FromNode for TaskLimits {
+    fn read(cx: &mut Cx<'_>, n: &Node, path: &str) -> Option<Self> {
+        let mut m = Map::open(cx, n, path)?;
+        let limits = TaskLimits {
+            disk_mib: m.opt("disk_mib"),
+            inodes: m.opt("inodes"),
+        };
+        m.finish(&["disk_mib", "inodes"]);
+        Some(limits)
     }
 }
 

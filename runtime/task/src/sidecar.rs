@@ -28,6 +28,7 @@ pub const SIDECAR_FIELDS: &[&str] = &[
     "faults",
     "rubric",
     "oracle",
+    "limits",
     "user_agent",
 ];
 
@@ -73,10 +74,11 @@ pub(crate) struct Ext {
     rubric: Option<Vec<RubricItem>>,
     oracle: Option<Oracle>,
     script: Option<UserScript>,
+    limits: Option<crate::model::TaskLimits>,
 }
 
 const HINT: &str = "clawrun.yaml holds only clawrun's extensions: group, epoch, workspace, \
-                    judge, system_tools, faults, rubric, oracle, user_agent.script; Claw-Eval's \
+                    judge, system_tools, faults, rubric, oracle, limits, user_agent.script; Claw-Eval's \
                     fields stay in task.yaml";
 
 /// Reads sidecar `root` (parsed from `cx`'s text) against task.yaml's tree `main`: errors for
@@ -142,6 +144,7 @@ pub(crate) fn read_sidecar(cx: &mut Cx<'_>, root: &Node, main: &Node) -> (Ext, V
             "faults" => ext.faults = Some(v.clone()),
             "rubric" => ext.rubric = Vec::read(cx, v, "rubric"),
             "oracle" => ext.oracle = Oracle::read(cx, v, "oracle"),
+            "limits" => ext.limits = FromNode::read(cx, v, "limits"),
             _ => unreachable!("every sidecar field is read"),
         }
     }
@@ -218,6 +221,7 @@ impl Ext {
         task.judge = self.judge.or(task.judge.take());
         task.faults = self.faults.or(task.faults.take());
         task.oracle = self.oracle.or(task.oracle.take());
+        task.limits = self.limits.or(task.limits.take());
         if let (Some(s), Some(ua)) = (self.script, task.user_agent.as_mut()) {
             ua.script = Some(s);
         }

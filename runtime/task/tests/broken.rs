@@ -206,7 +206,7 @@ fn unknown_fields_are_warnings() {
          tools, tool_endpoints, sandbox_files, sandbox_grader_files, env_snapshot_commands, \
          env_snapshot_files, local_grader_files, environment, user_agent, scoring_components, \
          safety_checks, expected_actions, judge_rubric, reference_solution, primary_dimensions, group, \
-         workspace, judge, faults, rubric, oracle, system_tools, epoch)"
+         workspace, judge, faults, rubric, oracle, system_tools, epoch, limits)"
     );
     assert_eq!(
         w[1],
