@@ -175,7 +175,7 @@ fn claw_eval_fields_are_refused_in_the_sidecar() {
         "oracle:\n  steps: []\n  answer: ok\ntask_id: X\nscoring_components: []\nrubrik: []\n";
     let s = TempSuite::new(T002, Some(side));
     let hint = "clawrun.yaml holds only clawrun's extensions: group, epoch, workspace, judge, \
-                system_tools, faults, rubric, oracle, user_agent.script; Claw-Eval's fields \
+                system_tools, faults, rubric, oracle, limits, user_agent.script; Claw-Eval's fields \
                 stay in task.yaml";
     let file = format!("tasks/{T002}/clawrun.yaml");
     assert_eq!(
