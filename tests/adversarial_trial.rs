@@ -397,3 +397,51 @@ fn a_task_that_cannot_be_played_is_that_trials_record_and_the_run_goes_on() {
     ));
     assert_eq!(by_id("b_fine").status, Status::Scored);
 }
+
+#[test]
+fn tangled_symlinks_cannot_stall_the_judge_phase() {
+    let task = r#"
+task_id: adv_tangle
+prompt: {text: "Make links"}
+rubric:
+  - name: wrote
+    weight: 1.0
+    check: {type: file_exists, path: /workspace/out.txt}
+oracle:
+  steps:
+    - call: Write
+      args: {file_path: out.txt, content: ok}
+  answer: done
+"#;
+    let suite = suite_with("adv_tangle", task, &[]);
+    // 2,000 links to the end of a chain of 39 hops, each hop climbing 200 levels and back:
+    // resolving them all naively visits ~30 million path components.
+    let deep = "a/".repeat(200);
+    let back = "../".repeat(200);
+    let script = format!(
+        r#"
+steps:
+  - call: Write
+    args: {{file_path: out.txt, content: ok}}
+  - call: Bash
+    args: {{command: "mkdir -p {deep} && ln -s {deep} l0 && i=1; while [ $i -lt 39 ]; do ln -s l$((i-1))/{back}{deep} l$i; i=$((i+1)); done; j=0; while [ $j -lt 2000 ]; do ln -s l38 x$j; j=$((j+1)); done; echo made"}}
+answer: done
+"#
+    );
+    let (record, events) = run_script(suite.path(), "adv_tangle", &script, |_| {});
+    let made = events.iter().any(
+        |e| matches!(&e.kind, EventKind::ToolResult { output, .. } if output.contains("made")),
+    );
+    assert!(made, "{events:?}");
+    let verdict = record.verdict.as_ref().unwrap();
+    assert_eq!(item_passed(&record, "judge_integrity"), Some(false));
+    assert_eq!(verdict.scores.score, 0.0);
+    assert!(
+        verdict
+            .items
+            .iter()
+            .any(|i| i.evidence.contains("too tangled to check")),
+        "{:?}",
+        verdict.items
+    );
+}

@@ -39,8 +39,13 @@ pub fn place_judge_files(
     Ok(placed)
 }
 
+/// Path components the tampering check may visit over all of the agent's symlinks: far above
+/// any honest workspace (50,000 links of 200 components), far below a slow Judge phase.
+pub const LINK_CHECK_BUDGET: u64 = 10_000_000;
+
 /// The symlinks outside `/judge` that resolve to one of `judge_files` or into `/judge`, each
-/// described as `link -> target`, sorted by path.
+/// described as `link -> target`, sorted by path. Links too tangled to check within
+/// [`LINK_CHECK_BUDGET`] are tampering too.
 pub fn links_into_judge(vfs: &Vfs, judge_files: &BTreeSet<Ino>) -> Vec<String> {
     let judge_dir = vfs
         .resolve_nofollow(JUDGE_ROOT)
@@ -50,11 +55,15 @@ pub fn links_into_judge(vfs: &Vfs, judge_files: &BTreeSet<Ino>) -> Vec<String> {
         return Vec::new();
     };
     let inside = format!("{JUDGE_ROOT}/");
-    entries
+    let mut budget = LINK_CHECK_BUDGET;
+    let mut found: Vec<String> = entries
         .into_iter()
         .filter(|(path, _, kind)| *kind == NodeKind::Symlink && !path.starts_with(&inside))
         .filter_map(|(path, link, _)| {
-            let target = vfs.resolve(&path).ok()?;
+            if budget == 0 {
+                return None;
+            }
+            let target = vfs.resolve_metered(&path, &mut budget).ok()?;
             let hits_file = judge_files.contains(&target);
             // Every file under /judge is a judge file, so a folder is the other way in.
             let hits_dir = judge_dir.is_some_and(|dir| {
@@ -65,5 +74,11 @@ pub fn links_into_judge(vfs: &Vfs, judge_files: &BTreeSet<Ino>) -> Vec<String> {
                 format!("{path} -> {to}")
             })
         })
-        .collect()
+        .collect();
+    if budget == 0 {
+        found.push(format!(
+            "the agent's symlinks are too tangled to check ({LINK_CHECK_BUDGET} path steps)"
+        ));
+    }
+    found
 }

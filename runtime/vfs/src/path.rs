@@ -57,6 +57,13 @@ impl Vfs {
         self.resolve_at(self.root(), path, false)
     }
 
+    /// [`Vfs::resolve`] that spends one of `steps` per path component visited (symlink
+    /// targets included) and fails with `InvalidArgument` when they run out: host-side work
+    /// over a tree a guest shaped stays bounded.
+    pub fn resolve_metered(&self, path: &str, steps: &mut u64) -> Result<Ino> {
+        self.resolve_with(self.root(), path, true, steps)
+    }
+
     /// Reads the whole regular file at `path`.
     pub fn read_file(&self, path: &str) -> Result<Vec<u8>> {
         let file = self.resolve(path)?;
@@ -214,6 +221,18 @@ impl Vfs {
 
     /// Resolves `path` starting at directory `start` (absolute paths start at the root).
     pub(crate) fn resolve_at(&self, start: Ino, path: &str, follow_last: bool) -> Result<Ino> {
+        let mut unlimited = u64::MAX;
+        self.resolve_with(start, path, follow_last, &mut unlimited)
+    }
+
+    /// [`Vfs::resolve_at`] spending one of `steps` per component.
+    fn resolve_with(
+        &self,
+        start: Ino,
+        path: &str,
+        follow_last: bool,
+        steps: &mut u64,
+    ) -> Result<Ino> {
         let mut cur = if path.starts_with('/') {
             self.root()
         } else {
@@ -223,6 +242,9 @@ impl Vfs {
         push_components(&mut stack, path);
         let mut links = 0;
         while let Some(comp) = stack.pop() {
+            *steps = steps.checked_sub(1).ok_or(VfsError::InvalidArgument(
+                "path resolution budget exhausted",
+            ))?;
             let dir = self.dir(cur)?;
             match comp.as_str() {
                 "." => {}
