@@ -1,7 +1,9 @@
 //! The Judge phase's evidence. Execution is over and the agent is gone: grader files enter the
 //! filesystem only now (`sandbox_grader_files` under /workspace, the judge folder under
-//! /judge), sealed against whatever the agent left on their paths ([`super::seal`]), `env_snapshot_commands` and the rubric's judge commands run through the Bash tool,
-//! `env_snapshot_files` are read back, and every service's audit log is collected.
+//! /judge), sealed against whatever the agent left on their paths ([`super::seal`]);
+//! `env_snapshot_commands` and the rubric's judge commands run through the Bash tool (their
+//! status taken from beside the output), `env_snapshot_files` are read back, and every
+//! service's audit log is collected.
 
 use std::collections::BTreeMap;
 
