@@ -500,3 +500,61 @@ fn capability_fixtures_cannot_name_files_outside_the_suite() {
         assert!(err.to_string().contains("inbox.json"), "{err}");
     }
 }
+
+#[path = "../guest_tools/pdf/tests/bomb/mod.rs"]
+mod bomb;
+
+#[test]
+fn a_flate_bomb_is_refused_with_an_error_not_extracted() {
+    let (tmp, mut s) = service();
+    // A 250 KB file whose page inflates to 40 MiB.
+    std::fs::write(
+        tmp.path().join("base/docs/bomb.pdf"),
+        bomb::flate_bomb(40 << 20),
+    )
+    .unwrap();
+    assert_eq!(
+        post(
+            &mut s,
+            "documents",
+            "/documents/extract_text",
+            r#"{"path": "docs/bomb.pdf"}"#
+        ),
+        (
+            400,
+            r#"{"detail":"PDF too large to extract: a stream decompresses to more than 32 MiB"}"#
+                .into()
+        )
+    );
+    // A file over the size limit is refused before it is read.
+    let big = std::fs::File::create(tmp.path().join("base/docs/big.pdf")).unwrap();
+    big.set_len((64 << 20) + 1).unwrap();
+    assert_eq!(
+        post(
+            &mut s,
+            "documents",
+            "/documents/extract_text",
+            r#"{"path": "docs/big.pdf"}"#
+        ),
+        (
+            400,
+            r#"{"detail":"PDF too large to extract: the file is 67108865 bytes, more than the 64 MiB limit"}"#
+                .into()
+        )
+    );
+    // The service goes on serving.
+    assert_eq!(
+        ok(
+            &mut s,
+            "documents",
+            "/documents/extract_text",
+            r#"{"path": "docs/a.pdf", "max_pages": 1}"#
+        )
+        .get("text"),
+        Some(&j(r#""Hello World""#))
+    );
+    assert_eq!(
+        audit(&s, "documents").to_compact().matches("bomb").count(),
+        0
+    );
+}

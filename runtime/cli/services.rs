@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
@@ -30,10 +31,33 @@ pub struct ServicesArgs {
     /// Seed of the fault decisions.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Seconds a client has to send a request's headers, then its body; a connection that
+    /// stalls (or idles between requests) this long is closed.
+    #[arg(long, value_name = "SECS", default_value_t = server::READ_TIMEOUT.as_secs_f64())]
+    read_timeout: f64,
+    /// Connections served at once over all services; more wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = server::MAX_CONNECTIONS)]
+    max_connections: usize,
 }
 
 /// Runs `clawrun services`; returns when interrupted (Ctrl-C).
 pub fn run(args: ServicesArgs) -> Result<i32> {
+    let limits = server::Limits {
+        read_timeout: Duration::try_from_secs_f64(args.read_timeout)
+            .ok()
+            .filter(|t| !t.is_zero() && t.as_secs() <= 86_400)
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "--read-timeout {}: expected a number of seconds above 0, at most 86400",
+                    args.read_timeout
+                ))
+            })?,
+        max_connections: match args.max_connections {
+            0 => return Err(UsageError("--max-connections 0: expected at least 1".into()).into()),
+            n => n,
+        },
+        ..server::Limits::default()
+    };
     let yaml_path = args.task.join("task.yaml");
     let text = std::fs::read_to_string(&yaml_path)
         .map_err(|e| UsageError(format!("cannot read '{}': {e}", yaml_path.display())))?;
@@ -71,6 +95,7 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
+        .enable_time()
         .build()
         .context("starting the server runtime")?;
     runtime.block_on(async move {
@@ -82,7 +107,7 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
         use std::io::Write;
         std::io::stdout().flush()?;
         tokio::select! {
-            () = server::serve(services, listeners, now, injector) => {}
+            () = server::serve(services, listeners, now, injector, limits) => {}
             signal = tokio::signal::ctrl_c() => signal.context("waiting for Ctrl-C")?,
         }
         Ok::<_, anyhow::Error>(())

@@ -6,6 +6,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use super::audit::{Audit, Call, Logged};
+use super::excerpt::excerpt;
 use super::http::{Method, ServiceRequest, ServiceResponse};
 use super::json::{Json, Obj, obj};
 use super::load::{Base, LoadCtx, LoadError, Loaded};
@@ -328,6 +329,7 @@ impl Ctx<'_> {
     /// `{"error": "<Noun> <id> not found"}`, logged.
     pub fn not_found(&self, id: &str) -> Outcome {
         let noun = self.def.collection.map_or("Item", |c| c.noun);
+        let id = excerpt(id);
         Outcome::ok(obj! { "error" => format!("{noun} {id} not found") })
     }
 }

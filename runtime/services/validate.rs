@@ -1,6 +1,7 @@
 //! Request bodies as FastAPI + pydantic 2 (lax mode) read them: body decoding, field coercion,
 //! defaults, and the exact 422 error bodies.
 
+use super::excerpt::excerpt_json;
 use super::http::{ServiceRequest, ServiceResponse};
 use super::json::{self, DecodeError, Json, Obj, obj};
 
@@ -106,7 +107,9 @@ pub enum BodyMode {
     Ignored,
 }
 
+/// One pydantic error; a long `input` is cut to an excerpt.
 fn err(kind: &str, loc: Vec<Json>, msg: &str, input: Json) -> Json {
+    let input = excerpt_json(input);
     Json::Object(obj! { "type" => kind, "loc" => Json::Array(loc), "msg" => msg, "input" => input })
 }
 

@@ -86,26 +86,55 @@ const DEXT: [u8; 30] = [
     13,
 ];
 
-/// Output limit: a decompression bomb is treated as unreadable.
-const MAX_OUT: usize = 256 << 20;
+/// Why decompression stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Corrupt data, and nothing decoded before it.
+    Corrupt,
+    /// The output would pass the caller's limit (a decompression bomb, or just too much).
+    TooLarge,
+}
 
-fn codes(bits: &mut Bits<'_>, out: &mut Vec<u8>, lit: &Huffman, dist: &Huffman) -> Option<()> {
+/// The decompressed bytes, never more than `max`.
+struct Out {
+    buf: Vec<u8>,
+    max: usize,
+    /// Set when the data wanted more than `max` bytes.
+    overflow: bool,
+}
+
+impl Out {
+    /// Room for `n` more bytes, or `None` (and `overflow`) if that would pass `max`.
+    fn room(&mut self, n: usize) -> Option<()> {
+        if self.buf.len().saturating_add(n) > self.max {
+            self.overflow = true;
+            return None;
+        }
+        Some(())
+    }
+}
+
+fn codes(bits: &mut Bits<'_>, out: &mut Out, lit: &Huffman, dist: &Huffman) -> Option<()> {
     loop {
         let sym = lit.decode(bits)?;
         match sym {
-            0..=255 => out.push(sym as u8),
+            0..=255 => {
+                out.room(1)?;
+                out.buf.push(sym as u8);
+            }
             256 => return Some(()),
             _ => {
                 let i = usize::from(sym - 257);
                 let len = usize::from(*LBASE.get(i)?) + bits.bits(u32::from(LEXT[i]))? as usize;
                 let d = usize::from(dist.decode(bits)?);
                 let back = usize::from(*DBASE.get(d)?) + bits.bits(u32::from(DEXT[d]))? as usize;
-                if back > out.len() || out.len() + len > MAX_OUT {
+                if back > out.buf.len() {
                     return None;
                 }
-                let start = out.len() - back;
+                out.room(len)?;
+                let start = out.buf.len() - back;
                 for k in 0..len {
-                    out.push(out[start + k]);
+                    out.buf.push(out.buf[start + k]);
                 }
             }
         }
@@ -143,16 +172,21 @@ fn dynamic(bits: &mut Bits<'_>) -> Option<(Huffman, Huffman)> {
     Some((Huffman::new(&all[..nlen])?, Huffman::new(&all[nlen..])?))
 }
 
-/// Decompresses raw DEFLATE data. On corrupt or truncated input, returns what was decoded so far
-/// (as PDF readers do) if that is anything, else `None`.
-pub fn inflate(data: &[u8]) -> Option<Vec<u8>> {
+/// Decompresses raw DEFLATE data into at most `max` bytes. On corrupt or truncated input,
+/// returns what was decoded so far (as PDF readers do) if that is anything; data that would
+/// decompress to more than `max` bytes is [`Stop::TooLarge`] however it ends.
+pub fn inflate(data: &[u8], max: usize) -> Result<Vec<u8>, Stop> {
     let mut bits = Bits {
         data,
         pos: 0,
         buf: 0,
         count: 0,
     };
-    let mut out = Vec::with_capacity(data.len() * 4);
+    let mut out = Out {
+        buf: Vec::with_capacity(data.len().saturating_mul(4).min(max)),
+        max,
+        overflow: false,
+    };
     let ok = (|| -> Option<()> {
         loop {
             let last = bits.bits(1)?;
@@ -162,7 +196,9 @@ pub fn inflate(data: &[u8]) -> Option<Vec<u8>> {
                     let b = bits.data.get(bits.pos..bits.pos + 4)?;
                     let len = usize::from(u16::from_le_bytes([b[0], b[1]]));
                     bits.pos += 4;
-                    out.extend_from_slice(bits.data.get(bits.pos..bits.pos + len)?);
+                    let stored = bits.data.get(bits.pos..bits.pos + len)?;
+                    out.room(len)?;
+                    out.buf.extend_from_slice(stored);
                     bits.pos += len;
                 }
                 1 => {
@@ -188,21 +224,22 @@ pub fn inflate(data: &[u8]) -> Option<Vec<u8>> {
         }
     })();
     match ok {
-        Some(()) => Some(out),
-        None if !out.is_empty() => Some(out),
-        None => None,
+        _ if out.overflow => Err(Stop::TooLarge),
+        Some(()) => Ok(out.buf),
+        None if !out.buf.is_empty() => Ok(out.buf),
+        None => Err(Stop::Corrupt),
     }
 }
 
-/// Decompresses zlib data (a 2-byte header, DEFLATE, an ignored checksum); raw DEFLATE is
-/// accepted too.
-pub fn zlib(data: &[u8]) -> Option<Vec<u8>> {
+/// Decompresses zlib data (a 2-byte header, DEFLATE, an ignored checksum) into at most `max`
+/// bytes; raw DEFLATE is accepted too.
+pub fn zlib(data: &[u8], max: usize) -> Result<Vec<u8>, Stop> {
     match data {
         [cmf, flg, rest @ ..]
             if cmf & 0x0f == 8 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0 =>
         {
-            inflate(rest)
+            inflate(rest, max)
         }
-        _ => inflate(data),
+        _ => inflate(data, max),
     }
 }

@@ -13,6 +13,9 @@ const WORD: f64 = 0.9;
 const SAME_LINE: f64 = 0.4;
 /// A vertical gap wider than this (in font sizes) between lines becomes one blank line.
 const PARAGRAPH: f64 = 2.2;
+/// Runs further right than this many columns start at it (a page is about a hundred wide), so
+/// a far-off coordinate cannot pad a line without end.
+const MAX_COLUMN: f64 = 1000.0;
 
 struct Line<'r> {
     y: f64,
@@ -81,7 +84,7 @@ fn render_line(runs: &[&Run], left: f64, cell: f64) -> String {
         {
             continue;
         }
-        let column = ((r.x - left) / cell).round().max(0.0) as usize;
+        let column = ((r.x - left) / cell).round().clamp(0.0, MAX_COLUMN) as usize;
         if last.is_none() {
             pad(&mut s, &mut chars, column);
         } else {

@@ -10,18 +10,25 @@
 //!
 //! Encrypted files are not supported. The crate builds for the host and for `wasm32-wasip2`
 //! (the `Read` tool runs it inside the sandbox).
+//!
+//! Reading is bounded ([`Limits`]): file size, bytes per decoded stream and in all (a
+//! decompression bomb stops at the limit), objects, and steps of work. A file past a limit is
+//! [`PdfError::TooLarge`] ("PDF too large to extract: ..."), never unbounded memory or time.
 
 #![warn(missing_docs)]
 
 mod inflate;
 mod layout;
+mod limits;
 mod metrics;
 mod object;
 mod text;
 
 use std::fmt;
 
+pub use limits::{Exceeded, Limits};
 use object::{Dict, Document, Obj};
+use text::Fonts;
 pub use text::Run;
 
 /// Why a PDF could not be read.
@@ -31,14 +38,17 @@ pub enum PdfError {
     Unreadable,
     /// The file is encrypted.
     Encrypted,
+    /// Reading the file would pass one of its [`Limits`].
+    TooLarge(Exceeded),
 }
 
 impl fmt::Display for PdfError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            PdfError::Unreadable => "not a readable PDF",
-            PdfError::Encrypted => "encrypted PDF",
-        })
+        match self {
+            PdfError::Unreadable => f.write_str("not a readable PDF"),
+            PdfError::Encrypted => f.write_str("encrypted PDF"),
+            PdfError::TooLarge(limit) => write!(f, "PDF too large to extract: {limit}"),
+        }
     }
 }
 
@@ -49,18 +59,30 @@ pub fn is_pdf(data: &[u8]) -> bool {
     data.windows(5).take(1025).any(|w| w == b"%PDF-")
 }
 
-/// The text of each page, in order, in content-stream order (pypdf-like).
+/// The text of each page, in order, in content-stream order (pypdf-like), within the default
+/// [`Limits`].
 pub fn page_texts(data: &[u8]) -> Result<Vec<String>, PdfError> {
-    let pdf = Pdf::parse(data)?;
-    Ok((0..pdf.page_count())
-        .map(|i| pdf.page_text(i).unwrap_or_default())
-        .collect())
+    page_texts_with(data, Limits::DEFAULT)
+}
+
+/// [`page_texts`] within `limits`.
+pub fn page_texts_with(data: &[u8], limits: Limits) -> Result<Vec<String>, PdfError> {
+    let pdf = Pdf::parse_with(data, limits)?;
+    let mut texts = Vec::with_capacity(pdf.page_count());
+    for i in 0..pdf.page_count() {
+        texts.push(pdf.page_text(i).unwrap_or_default());
+        if let Some(e) = pdf.limit_hit() {
+            return Err(e);
+        }
+    }
+    Ok(texts)
 }
 
 /// A parsed PDF file: its objects and its pages in order.
 pub struct Pdf {
     doc: Document,
     pages: Vec<Page>,
+    fonts: Fonts,
 }
 
 /// A page node and the resources it uses (its own or inherited).
@@ -70,9 +92,15 @@ struct Page {
 }
 
 impl Pdf {
-    /// Parses `data` and walks its page tree.
+    /// Parses `data` and walks its page tree, within the default [`Limits`].
     pub fn parse(data: &[u8]) -> Result<Pdf, PdfError> {
-        let doc = Document::parse(data).ok_or(PdfError::Unreadable)?;
+        Self::parse_with(data, Limits::DEFAULT)
+    }
+
+    /// Parses `data` and walks its page tree; reading it (pages included) stays within
+    /// `limits`.
+    pub fn parse_with(data: &[u8], limits: Limits) -> Result<Pdf, PdfError> {
+        let doc = Document::parse(data, limits)?;
         if doc.trailer.get("Encrypt").is_some() {
             return Err(PdfError::Encrypted);
         }
@@ -86,7 +114,21 @@ impl Pdf {
         let mut pages = Vec::new();
         let mut visited = 0usize;
         collect(&doc, tree, None, &mut pages, 0, &mut visited);
-        Ok(Pdf { doc, pages })
+        let pdf = Pdf {
+            doc,
+            pages,
+            fonts: Fonts::default(),
+        };
+        match pdf.limit_hit() {
+            Some(e) => Err(e),
+            None => Ok(pdf),
+        }
+    }
+
+    /// The limit reading this file has passed, if any. Once one is passed, pages read
+    /// afterwards (and the one being read) come out incomplete or empty.
+    pub fn limit_hit(&self) -> Option<PdfError> {
+        self.doc.meter.hit().map(PdfError::TooLarge)
     }
 
     /// How many pages the file has.
@@ -113,6 +155,9 @@ impl Pdf {
     fn content(&self, index: usize) -> Option<(String, Vec<Run>)> {
         let page = self.pages.get(index)?;
         let doc = &self.doc;
+        if !doc.meter.ok() {
+            return Some((String::new(), Vec::new()));
+        }
         let mut content = Vec::new();
         let streams: Vec<&Obj> = match doc.get(&page.node, "Contents") {
             Obj::Array(a) => a.iter().map(|o| doc.resolve(o)).collect(),
@@ -126,7 +171,12 @@ impl Pdf {
                 content.push(b'\n');
             }
         }
-        Some(text::page_content(doc, &content, &page.resources))
+        Some(text::page_content(
+            doc,
+            &self.fonts,
+            &content,
+            &page.resources,
+        ))
     }
 }
 
@@ -139,7 +189,7 @@ fn collect(
     visited: &mut usize,
 ) {
     *visited += 1;
-    if depth > 64 || *visited > 100_000 {
+    if depth > 64 || *visited > 100_000 || !doc.meter.work(1) {
         return;
     }
     let resources = match doc.get(node, "Resources") {
@@ -154,6 +204,11 @@ fn collect(
                 collect(doc, kid, resources, out, depth + 1, visited);
             }
         }
+        return;
+    }
+    // Each page keeps its own copy of its dictionaries: charged as objects held.
+    let copied = object::dict_size(node) + resources.map_or(0, object::dict_size);
+    if !doc.meter.objects(copied) || !doc.meter.work(copied as u64) {
         return;
     }
     out.push(Page {

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::inflate;
+use crate::PdfError;
+use crate::inflate::{self, Stop};
+use crate::limits::{Exceeded, Limits, Meter};
 
 /// A PDF object.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,14 +82,26 @@ pub struct Lexer<'a> {
     pub data: &'a [u8],
     /// The position.
     pub pos: usize,
+    /// How many objects it has produced (array items, dictionary keys and values included).
+    pub nodes: usize,
+    /// The most objects it may produce; wanting more sets `overflow` and ends the input.
+    pub max_nodes: usize,
+    /// Whether it stopped at `max_nodes`.
+    pub overflow: bool,
 }
 
 const MAX_DEPTH: usize = 256;
 
 impl<'a> Lexer<'a> {
-    /// A lexer at `pos`.
-    pub fn new(data: &'a [u8], pos: usize) -> Self {
-        Self { data, pos }
+    /// A lexer at `pos` that may produce `max_nodes` objects.
+    pub fn new(data: &'a [u8], pos: usize, max_nodes: usize) -> Self {
+        Self {
+            data,
+            pos,
+            nodes: 0,
+            max_nodes,
+            overflow: false,
+        }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -132,9 +146,14 @@ impl<'a> Lexer<'a> {
         if depth > MAX_DEPTH {
             return None;
         }
+        if self.nodes >= self.max_nodes {
+            self.overflow = true;
+            self.pos = self.data.len();
+            return None;
+        }
         self.skip_ws();
         let c = self.peek()?;
-        Some(match c {
+        let obj = match c {
             b'(' => Obj::Str(self.literal()),
             b'<' if self.data.get(self.pos + 1) == Some(&b'<') => {
                 self.pos += 2;
@@ -154,6 +173,7 @@ impl<'a> Lexer<'a> {
                         }
                         Some(_) => match self.object_at(depth + 1) {
                             Some(o) => items.push(o),
+                            None if self.overflow => break,
                             None => self.pos += 1,
                         },
                     }
@@ -169,6 +189,7 @@ impl<'a> Lexer<'a> {
                 let word = self.regular();
                 if word.is_empty() {
                     self.pos += 1;
+                    self.nodes += 1;
                     return Some(Obj::Op(vec![c]));
                 }
                 match word {
@@ -185,7 +206,9 @@ impl<'a> Lexer<'a> {
                     },
                 }
             }
-        })
+        };
+        self.nodes += 1;
+        Some(obj)
     }
 
     fn dict(&mut self, depth: usize) -> Option<Dict> {
@@ -203,6 +226,7 @@ impl<'a> Lexer<'a> {
                 }
                 Some(_) => match self.object_at(depth + 1) {
                     Some(o) => items.push(o),
+                    None if self.overflow => break,
                     None => self.pos += 1,
                 },
             }
@@ -344,6 +368,22 @@ pub struct Document {
     objects: BTreeMap<u32, Obj>,
     /// The trailer dictionary (or the last cross-reference stream's).
     pub trailer: Dict,
+    /// The costs of reading the file so far.
+    pub meter: Meter,
+}
+
+/// How many objects `o` is (itself and everything inside it), as [`Lexer::nodes`] counts.
+pub fn size(o: &Obj) -> usize {
+    match o {
+        Obj::Array(items) => 1 + items.iter().map(size).sum::<usize>(),
+        Obj::Dict(d) | Obj::Stream(d, _) => 1 + dict_size(d),
+        _ => 1,
+    }
+}
+
+/// How many objects the entries of `d` are (keys included).
+pub fn dict_size(d: &Dict) -> usize {
+    d.0.iter().map(|(_, v)| 1 + size(v)).sum()
 }
 
 fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
@@ -373,15 +413,25 @@ fn int_before(data: &[u8], mut end: usize) -> Option<(u32, usize)> {
 
 impl Document {
     /// Scans `data` for `n g obj ... endobj` definitions (later ones win), unpacks object
-    /// streams, and finds the trailer.
-    pub fn parse(data: &[u8]) -> Option<Document> {
-        if find(data, b"%PDF-", 0).is_none_or(|p| p > 1024) {
-            return None;
+    /// streams, and finds the trailer, within `limits`.
+    pub fn parse(data: &[u8], limits: Limits) -> Result<Document, PdfError> {
+        if data.len() > limits.max_file_bytes {
+            return Err(PdfError::TooLarge(Exceeded::File {
+                bytes: data.len(),
+                limit: limits.max_file_bytes,
+            }));
         }
+        if find(data, b"%PDF-", 0).is_none_or(|p| p > 1024) {
+            return Err(PdfError::Unreadable);
+        }
+        let meter = Meter::new(limits);
         let mut objects = BTreeMap::new();
         let mut trailer = Dict::default();
         let mut pos = 0;
         while let Some(at) = find(data, b"obj", pos) {
+            if !meter.work((at + 3 - pos) as u64) {
+                break;
+            }
             pos = at + 3;
             if data.get(at + 3).is_some_and(|&c| !is_ws(c) && !is_delim(c))
                 || (at > 0 && !is_ws(data[at - 1]))
@@ -394,8 +444,15 @@ impl Document {
             let Some((num, _)) = int_before(data, gstart) else {
                 continue;
             };
-            let mut lx = Lexer::new(data, at + 3);
-            let Some(mut obj) = lx.object() else { continue };
+            let mut lx = Lexer::new(data, at + 3, meter.objects_left());
+            let obj = lx.object();
+            if lx.overflow {
+                meter.trip(Exceeded::Objects(limits.max_objects));
+            }
+            if !meter.work((lx.pos - (at + 3)) as u64) || !meter.objects(lx.nodes) {
+                break;
+            }
+            let Some(mut obj) = obj else { continue };
             if let Obj::Dict(d) = &obj {
                 lx.skip_ws();
                 if data[lx.pos..].starts_with(b"stream") {
@@ -411,7 +468,7 @@ impl Document {
                         .and_then(Obj::num)
                         .map(|l| start + l as usize)
                         .filter(|&end| {
-                            let mut after = Lexer::new(data, end.min(data.len()));
+                            let mut after = Lexer::new(data, end.min(data.len()), 0);
                             after.skip_ws();
                             end <= data.len() && data[after.pos..].starts_with(b"endstream")
                         });
@@ -426,6 +483,10 @@ impl Document {
                         Some(e)
                     });
                     let Some(end) = end else { continue };
+                    // The scan for `endstream` and the copy, whichever way the end was found.
+                    if !meter.work(2 * (end - start) as u64) {
+                        break;
+                    }
                     obj = Obj::Stream(d.clone(), data[start..end].to_vec());
                     pos = end;
                 }
@@ -439,15 +500,32 @@ impl Document {
         }
         // The last classic trailer wins over cross-reference stream dictionaries.
         let mut tpos = 0;
-        while let Some(at) = find(data, b"trailer", tpos) {
+        while meter.ok()
+            && let Some(at) = find(data, b"trailer", tpos)
+        {
             tpos = at + 7;
-            if let Some(Obj::Dict(d)) = Lexer::new(data, at + 7).object() {
+            let mut lx = Lexer::new(data, at + 7, meter.objects_left());
+            let obj = lx.object();
+            if lx.overflow {
+                meter.trip(Exceeded::Objects(limits.max_objects));
+            }
+            if !meter.work((lx.pos - (at + 7)) as u64) || !meter.objects(lx.nodes) {
+                break;
+            }
+            if let Some(Obj::Dict(d)) = obj {
                 trailer = d;
             }
         }
-        let mut doc = Document { objects, trailer };
+        let mut doc = Document {
+            objects,
+            trailer,
+            meter,
+        };
         doc.unpack_object_streams();
-        Some(doc)
+        match doc.meter.hit() {
+            Some(limit) => Err(PdfError::TooLarge(limit)),
+            None => Ok(doc),
+        }
     }
 
     fn unpack_object_streams(&mut self) {
@@ -461,24 +539,41 @@ impl Document {
                 _ => None,
             })
             .collect();
+        let limits = self.meter.limits;
         for (d, raw) in streams {
             let Some(data) = self.decode(&d, &raw) else {
                 continue;
             };
             let n = d.get("N").and_then(Obj::num).unwrap_or(0.0) as usize;
             let first = d.get("First").and_then(Obj::num).unwrap_or(0.0) as usize;
-            let mut header = Lexer::new(&data, 0);
+            // The header holds only pairs of numbers (anything bigger ends it).
+            let mut header = Lexer::new(&data, 0, 2);
             for _ in 0..n {
+                let start = header.pos;
+                header.nodes = 0;
                 let (Some(Obj::Num(num)), Some(Obj::Num(off))) = (header.object(), header.object())
                 else {
                     break;
                 };
+                if !self.meter.work((header.pos - start) as u64) {
+                    return;
+                }
                 // Objects defined directly in the file take precedence.
-                self.objects.entry(num as u32).or_insert_with(|| {
-                    Lexer::new(&data, first + off as usize)
-                        .object()
-                        .unwrap_or(Obj::Null)
-                });
+                if self.objects.contains_key(&(num as u32)) {
+                    continue;
+                }
+                let at = first.saturating_add(off as usize);
+                let mut lx = Lexer::new(&data, at, self.meter.objects_left());
+                let obj = lx.object().unwrap_or(Obj::Null);
+                if lx.overflow {
+                    self.meter.trip(Exceeded::Objects(limits.max_objects));
+                }
+                if !self.meter.work(lx.pos.saturating_sub(at) as u64 + 1)
+                    || !self.meter.objects(lx.nodes)
+                {
+                    return;
+                }
+                self.objects.insert(num as u32, obj);
             }
         }
     }
@@ -499,36 +594,69 @@ impl Document {
         d.get(key).map_or(&Obj::Null, |o| self.resolve(o))
     }
 
-    /// The decoded data of a stream (`None` for unsupported filters).
+    /// The decoded data of a stream (`None` for unsupported filters, and once a limit of
+    /// [`Document::meter`] is passed).
     pub fn decode(&self, d: &Dict, raw: &[u8]) -> Option<Vec<u8>> {
-        let filters: Vec<Vec<u8>> = match self.get(d, "Filter") {
-            Obj::Name(n) => vec![n.clone()],
-            Obj::Array(a) => a
-                .iter()
-                .filter_map(|f| self.resolve(f).name().map(<[u8]>::to_vec))
-                .collect(),
+        if !self.meter.ok() {
+            return None;
+        }
+        let filters: Vec<&[u8]> = match self.get(d, "Filter") {
+            Obj::Name(n) => vec![n],
+            Obj::Array(a) => a.iter().filter_map(|f| self.resolve(f).name()).collect(),
             _ => Vec::new(),
         };
+        let limits = self.meter.limits;
         let mut data = raw.to_vec();
+        if !self.meter.work(data.len() as u64 + filters.len() as u64) {
+            return None;
+        }
         for f in filters {
-            data = match f.as_slice() {
-                b"FlateDecode" | b"Fl" => inflate::zlib(&data)?,
+            // A stream may not decode to more than its own limit, nor past the total's.
+            let max = limits.max_stream_bytes.min(self.meter.bytes_left());
+            let too_large = || {
+                self.meter.trip(if max < limits.max_stream_bytes {
+                    Exceeded::Total(limits.max_total_bytes)
+                } else {
+                    Exceeded::Stream(limits.max_stream_bytes)
+                })
+            };
+            let decoded = match f {
+                b"FlateDecode" | b"Fl" => inflate::zlib(&data, max),
                 b"ASCIIHexDecode" | b"AHx" => {
-                    Lexer::new(&[b"<", data.as_slice(), b">"].concat(), 0).hex()
+                    Ok(Lexer::new(&[b"<", data.as_slice(), b">"].concat(), 0, 0).hex())
                 }
-                b"ASCII85Decode" | b"A85" => ascii85(&data)?,
+                b"ASCII85Decode" | b"A85" => ascii85(&data, max),
                 _ => return None,
             };
+            let decoded = match decoded {
+                Ok(out) if out.len() <= max => out,
+                Ok(_) | Err(Stop::TooLarge) => {
+                    too_large();
+                    return None;
+                }
+                Err(Stop::Corrupt) => return None,
+            };
+            if !self.meter.work((data.len() + decoded.len()) as u64) {
+                return None;
+            }
+            data = decoded;
+        }
+        if !self.meter.bytes(data.len()) {
+            return None;
         }
         Some(data)
     }
 }
 
-fn ascii85(data: &[u8]) -> Option<Vec<u8>> {
+/// Decodes ASCII85 into at most `max` bytes.
+fn ascii85(data: &[u8], max: usize) -> Result<Vec<u8>, Stop> {
     let mut out = Vec::new();
     let mut group = Vec::with_capacity(5);
     let body = data.strip_prefix(b"<~").unwrap_or(data);
     for &c in body {
+        if out.len() > max {
+            return Err(Stop::TooLarge);
+        }
         match c {
             b'~' => break,
             b'z' if group.is_empty() => out.extend_from_slice(&[0; 4]),
@@ -537,13 +665,14 @@ fn ascii85(data: &[u8]) -> Option<Vec<u8>> {
                 if group.len() == 5 {
                     let v = group
                         .iter()
-                        .try_fold(0u32, |a, &d| a.checked_mul(85)?.checked_add(d))?;
+                        .try_fold(0u32, |a, &d| a.checked_mul(85)?.checked_add(d))
+                        .ok_or(Stop::Corrupt)?;
                     out.extend_from_slice(&v.to_be_bytes());
                     group.clear();
                 }
             }
             _ if is_ws(c) => {}
-            _ => return None,
+            _ => return Err(Stop::Corrupt),
         }
     }
     if !group.is_empty() {
@@ -551,8 +680,9 @@ fn ascii85(data: &[u8]) -> Option<Vec<u8>> {
         group.resize(5, 84);
         let v = group
             .iter()
-            .try_fold(0u32, |a, &d| a.checked_mul(85)?.checked_add(d))?;
+            .try_fold(0u32, |a, &d| a.checked_mul(85)?.checked_add(d))
+            .ok_or(Stop::Corrupt)?;
         out.extend_from_slice(&v.to_be_bytes()[..n - 1]);
     }
-    Some(out)
+    Ok(out)
 }

@@ -3,19 +3,35 @@
 //! where text jumps forward — an approximation of pypdf's `extract_text()` — and, in the same
 //! pass, the placed runs (position, end, size, text) that the layout view is built from.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
+use crate::limits::{Exceeded, Meter};
 use crate::metrics;
 use crate::object::{Dict, Document, Lexer, Obj};
 
+/// The most operands a content stream or font map may pile up before an operator (each value,
+/// array item and dictionary entry counts one); real files use a handful.
+const MAX_OPERANDS: usize = 1 << 16;
+/// What one font-map entry is charged as, besides its text: its key and bookkeeping.
+const ENTRY_BYTES: usize = 64;
+
+/// The fonts of a file loaded so far, by object number, so each is loaded (and its map
+/// decoded) once however many pages and forms use it.
+#[derive(Default)]
+pub struct Fonts(RefCell<BTreeMap<u32, Rc<Font>>>);
+
 /// How a font's string bytes map to text, and how wide its glyphs are.
-struct Font {
+pub struct Font {
     cmap: Option<CMap>,
     /// Byte-to-character table for simple fonts.
     simple: [Option<char>; 256],
     composite: bool,
     space_width: f64,
     widths: Widths,
+    /// The work of showing one byte (code-space and width table lookups).
+    cost: u64,
 }
 
 /// Glyph widths in thousandths of the font size.
@@ -31,6 +47,8 @@ enum Widths {
     Composite {
         default: f64,
         ranges: Vec<(u32, u32, f64)>,
+        /// Whether the ranges are in order and apart (then looked up by bisection).
+        sorted: bool,
     },
 }
 
@@ -256,11 +274,26 @@ fn utf16(bytes: &[u8]) -> String {
 }
 
 impl CMap {
-    fn parse(data: &[u8]) -> CMap {
+    /// Maps `code` (of `n` bytes) to `text`, charged to `meter`; `false` once past a limit.
+    fn add(&mut self, meter: &Meter, n: usize, code: u32, text: String) -> bool {
+        if !meter.work(text.len() as u64 + 1) || !meter.bytes(ENTRY_BYTES + text.len()) {
+            return false;
+        }
+        self.map.insert((n, code), text);
+        true
+    }
+
+    fn parse(meter: &Meter, data: &[u8]) -> CMap {
         let mut cm = CMap::default();
-        let mut lx = Lexer::new(data, 0);
+        let mut lx = Lexer::new(data, 0, MAX_OPERANDS);
         let mut ops: Vec<Obj> = Vec::new();
-        while let Some(o) = lx.object() {
+        'parse: loop {
+            let start = lx.pos;
+            let o = lx.object();
+            if lx.overflow || !meter.work((lx.pos - start) as u64 + 1) {
+                break;
+            }
+            let Some(o) = o else { break };
             match o {
                 Obj::Op(op) => {
                     match op.as_slice() {
@@ -273,8 +306,10 @@ impl CMap {
                         }
                         b"endbfchar" => {
                             for pair in ops.chunks(2) {
-                                if let [Obj::Str(src), Obj::Str(dst)] = pair {
-                                    cm.map.insert((src.len(), code_of(src)), utf16(dst));
+                                if let [Obj::Str(src), Obj::Str(dst)] = pair
+                                    && !cm.add(meter, src.len(), code_of(src), utf16(dst))
+                                {
+                                    break 'parse;
                                 }
                             }
                         }
@@ -305,16 +340,22 @@ impl CMap {
                                         },
                                         _ => continue,
                                     };
-                                    cm.map.insert((n, code), s);
+                                    if !cm.add(meter, n, code, s) {
+                                        break 'parse;
+                                    }
                                 }
                             }
                         }
                         _ => {}
                     }
                     ops.clear();
+                    lx.nodes = 0;
                 }
                 other => ops.push(other),
             }
+        }
+        if lx.overflow {
+            meter.trip(Exceeded::Operands(MAX_OPERANDS));
         }
         cm.spaces.sort_by_key(|s| s.0);
         cm
@@ -325,13 +366,16 @@ impl Font {
     fn load(doc: &Document, d: &Dict) -> Font {
         let composite = doc.get(d, "Subtype").name() == Some(b"Type0");
         let cmap = match doc.get(d, "ToUnicode") {
-            Obj::Stream(sd, raw) => doc.decode(sd, raw).map(|data| CMap::parse(&data)),
+            Obj::Stream(sd, raw) => doc
+                .decode(sd, raw)
+                .map(|data| CMap::parse(&doc.meter, &data)),
             _ => None,
         };
         let mut simple = win_ansi();
         if let Obj::Dict(enc) = doc.get(d, "Encoding") {
             let mut code = 0usize;
             if let Obj::Array(diffs) = doc.get(enc, "Differences") {
+                doc.meter.work(diffs.len() as u64);
                 for item in diffs {
                     match doc.resolve(item) {
                         Obj::Num(n) => code = *n as usize,
@@ -356,6 +400,20 @@ impl Font {
                 .unwrap_or(250.0),
             _ => 250.0,
         };
+        let widths = Widths::load(doc, d, composite);
+        let cost = 1
+            + cmap.as_ref().map_or(0, |c| c.spaces.len() as u64)
+            + match &widths {
+                Widths::Composite {
+                    ranges,
+                    sorted: false,
+                    ..
+                } => ranges.len() as u64,
+                Widths::Composite { ranges, .. } => {
+                    u64::from(usize::BITS - ranges.len().leading_zeros())
+                }
+                Widths::Simple { .. } => 0,
+            };
         Font {
             cmap,
             simple,
@@ -365,8 +423,14 @@ impl Font {
             } else {
                 250.0
             },
-            widths: Widths::load(doc, d, composite),
+            widths,
+            cost,
         }
+    }
+
+    /// Charges showing `bytes` to `meter`, and the `text` they made; `false` once past a limit.
+    fn charge(&self, meter: &Meter, bytes: &[u8], text: &str) -> bool {
+        meter.work((bytes.len() as u64 + 1).saturating_mul(self.cost)) && meter.bytes(text.len())
     }
 
     /// Appends the text of `bytes` to `out` and measures it.
@@ -437,16 +501,19 @@ impl Widths {
                 return Widths::Composite {
                     default: 1000.0,
                     ranges: Vec::new(),
+                    sorted: true,
                 };
             };
             let default = doc.get(desc, "DW").num().unwrap_or(1000.0);
             let mut ranges = Vec::new();
             if let Obj::Array(w) = doc.get(desc, "W") {
+                doc.meter.work(w.len() as u64);
                 let items: Vec<&Obj> = w.iter().map(|o| doc.resolve(o)).collect();
                 let mut i = 0;
                 while i < items.len() {
                     match (items[i].num(), items.get(i + 1), items.get(i + 2)) {
                         (Some(c), Some(Obj::Array(ws)), _) => {
+                            doc.meter.work(ws.len() as u64);
                             for (k, w) in ws.iter().enumerate() {
                                 if let Some(w) = doc.resolve(w).num() {
                                     let code = c as u32 + k as u32;
@@ -463,11 +530,17 @@ impl Widths {
                     }
                 }
             }
-            return Widths::Composite { default, ranges };
+            let sorted =
+                ranges.iter().all(|r| r.0 <= r.1) && ranges.windows(2).all(|p| p[0].1 < p[1].0);
+            return Widths::Composite {
+                default,
+                ranges,
+                sorted,
+            };
         }
         let first = doc.get(d, "FirstChar").num().unwrap_or(0.0).max(0.0) as u32;
         let widths = match doc.get(d, "Widths") {
-            Obj::Array(w) => w
+            Obj::Array(w) if doc.meter.work(w.len() as u64) => w
                 .iter()
                 .map(|o| doc.resolve(o).num().unwrap_or(0.0))
                 .collect(),
@@ -511,7 +584,20 @@ impl Widths {
                     _ => *missing,
                 }
             }
-            Widths::Composite { default, ranges } => ranges
+            Widths::Composite {
+                default,
+                ranges,
+                sorted: true,
+            } => {
+                let i = ranges.partition_point(|r| r.1 < code);
+                ranges
+                    .get(i)
+                    .filter(|r| r.0 <= code)
+                    .map_or(*default, |r| r.2)
+            }
+            Widths::Composite {
+                default, ranges, ..
+            } => ranges
                 .iter()
                 .find(|(lo, hi, _)| (*lo..=*hi).contains(&code))
                 .map_or(*default, |r| r.2),
@@ -612,13 +698,21 @@ const MAX_FORMS: usize = 1000;
 
 /// Extracts one page's content: the pypdf-like text (`resources` is the page's resource
 /// dictionary) and the placed runs, which include the text of form XObjects.
-pub fn page_content(doc: &Document, content: &[u8], resources: &Dict) -> (String, Vec<Run>) {
+/// Fonts come from `fonts` (and are loaded into it); all work is charged to `doc.meter`, and
+/// interpretation stops when a limit is passed.
+pub fn page_content(
+    doc: &Document,
+    fonts: &Fonts,
+    content: &[u8],
+    resources: &Dict,
+) -> (String, Vec<Run>) {
     let mut w = Writer {
         out: String::new(),
         last: None,
     };
     let mut interp = Interp {
         doc,
+        fonts,
         runs: Vec::new(),
         forms: 0,
     };
@@ -626,10 +720,34 @@ pub fn page_content(doc: &Document, content: &[u8], resources: &Dict) -> (String
     (w.out, interp.runs)
 }
 
+/// Graphics states saved (`q`) deeper than this are not kept (real files nest a few dozen).
+const MAX_SAVED_STATES: usize = 1024;
+/// What a placed run is charged as, besides its text.
+const RUN_BYTES: usize = 64;
+
 struct Interp<'d> {
     doc: &'d Document,
+    fonts: &'d Fonts,
     runs: Vec<Run>,
     forms: usize,
+}
+
+impl Fonts {
+    /// The font of dictionary `f` (a reference, loaded once, or a direct dictionary).
+    fn get(&self, doc: &Document, f: &Obj) -> Option<Rc<Font>> {
+        let Obj::Dict(d) = doc.resolve(f) else {
+            return None;
+        };
+        let Obj::Ref(n) = f else {
+            return Some(Rc::new(Font::load(doc, d)));
+        };
+        if let Some(font) = self.0.borrow().get(n) {
+            return Some(font.clone());
+        }
+        let font = Rc::new(Font::load(doc, d));
+        self.0.borrow_mut().insert(*n, font.clone());
+        Some(font)
+    }
 }
 
 impl Interp<'_> {
@@ -644,13 +762,11 @@ impl Interp<'_> {
         w: &mut Writer,
     ) {
         let doc = self.doc;
-        let fonts: BTreeMap<Vec<u8>, Font> = match doc.get(resources, "Font") {
-            Obj::Dict(fd) => {
+        let meter = &doc.meter;
+        let fonts: BTreeMap<Vec<u8>, Rc<Font>> = match doc.get(resources, "Font") {
+            Obj::Dict(fd) if meter.work(fd.0.len() as u64) => {
                 fd.0.iter()
-                    .filter_map(|(name, f)| match doc.resolve(f) {
-                        Obj::Dict(d) => Some((name.clone(), Font::load(doc, d))),
-                        _ => None,
-                    })
+                    .filter_map(|(name, f)| Some((name.clone(), self.fonts.get(doc, f)?)))
                     .collect()
             }
             _ => BTreeMap::new(),
@@ -675,10 +791,22 @@ impl Interp<'_> {
         let mut ttm = IDENTITY;
 
         let mut operands: Vec<Obj> = Vec::new();
-        let mut lx = Lexer::new(content, 0);
+        let mut lx = Lexer::new(content, 0, MAX_OPERANDS);
         let num = |o: &[Obj], i: usize| o.get(i).and_then(Obj::num).unwrap_or(0.0);
+        let mut charged = 0;
         while lx.pos < content.len() {
-            let Some(o) = lx.object() else {
+            // Everything since the last charge: the object lexed, and what the last operator
+            // skipped (inline images).
+            if !meter.work((lx.pos - charged) as u64 + 1) {
+                return;
+            }
+            charged = lx.pos;
+            let o = lx.object();
+            if lx.overflow {
+                meter.trip(Exceeded::Operands(MAX_OPERANDS));
+                return;
+            }
+            let Some(o) = o else {
                 lx.pos += 1;
                 continue;
             };
@@ -686,6 +814,7 @@ impl Interp<'_> {
                 operands.push(o);
                 continue;
             };
+            lx.nodes = 0;
             let device = |tm: &Matrix, ctm: &Matrix| {
                 let m = mul(tm, ctm);
                 (m[4], m[5])
@@ -695,7 +824,7 @@ impl Interp<'_> {
                 *tm = *tlm;
             };
             match op.as_slice() {
-                b"q" => {
+                b"q" if stack.len() < MAX_SAVED_STATES => {
                     stack.push(ctm);
                     gstack.push((ts, tfont));
                 }
@@ -727,7 +856,8 @@ impl Interp<'_> {
                     font = operands
                         .first()
                         .and_then(Obj::name)
-                        .and_then(|n| fonts.get(n));
+                        .and_then(|n| fonts.get(n))
+                        .map(|f| &**f);
                     tfont = font;
                     ts.size = num(&operands, 1);
                 }
@@ -781,6 +911,9 @@ impl Interp<'_> {
                         if let Some(f) = font {
                             let mut t = String::new();
                             f.decode(s, &mut t);
+                            if !f.charge(meter, s, &t) {
+                                return;
+                            }
                             w.show(device(&tm, &ctm), &t);
                         }
                         if let Some(f) = tfont {
@@ -797,6 +930,9 @@ impl Interp<'_> {
                                 Obj::Str(s) => {
                                     let mut t = String::new();
                                     f.decode(s, &mut t);
+                                    if !f.charge(meter, s, &t) {
+                                        return;
+                                    }
                                     if first {
                                         w.show(pos, &t);
                                         first = t.is_empty();
@@ -855,6 +991,9 @@ impl Interp<'_> {
     fn place(&mut self, f: &Font, s: &[u8], ts: &TextState, ttm: &mut Matrix) {
         let mut text = String::new();
         let m = f.decode(s, &mut text);
+        if !f.charge(&self.doc.meter, s, &text) || !self.doc.meter.bytes(RUN_BYTES) {
+            return;
+        }
         let start = mul(ttm, &ts.ctm);
         let tx = (m.width / 1000.0 * ts.size
             + ts.char_spacing * m.codes as f64
@@ -882,6 +1021,10 @@ impl Interp<'_> {
         let Obj::Dict(xobjects) = doc.get(resources, "XObject") else {
             return;
         };
+        // The lookup below is linear, and `Do` can repeat without end.
+        if !doc.meter.work(xobjects.0.len() as u64) {
+            return;
+        }
         let Some(Obj::Stream(d, raw)) = xobjects
             .0
             .iter()

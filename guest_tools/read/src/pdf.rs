@@ -62,6 +62,9 @@ pub fn read(path: &ToolPath, bytes: &[u8], pages: Option<&str>) -> Result<String
         out.push_str(&section);
         shown.push(n);
     }
+    if let Some(e) = pdf.limit_hit() {
+        return Err(format!("Cannot read {path} as a PDF: {e}"));
+    }
     let out = out.trim_end().to_string();
     let mut notes = Vec::new();
     if !rest.is_empty() {

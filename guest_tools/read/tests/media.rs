@@ -188,6 +188,22 @@ fn pages_on_a_text_file_and_broken_pdfs_are_errors() {
     );
 }
 
+#[path = "../../pdf/tests/bomb/mod.rs"]
+mod bomb;
+
+#[test]
+fn a_flate_bomb_is_an_error_naming_the_limit() {
+    let dir = workspace();
+    fs::write(dir.path().join("bomb.pdf"), bomb::flate_bomb(40 << 20)).unwrap();
+    let r = call(dir.path(), json!({"file_path": "bomb.pdf"}));
+    assert!(r.is_error);
+    assert_eq!(
+        r.output,
+        "Cannot read /ws/bomb.pdf as a PDF: PDF too large to extract: a stream decompresses to \
+         more than 32 MiB"
+    );
+}
+
 #[test]
 fn empty_pages_say_so() {
     let dir = workspace();

@@ -134,7 +134,7 @@ enum Window {
 fn window(date: &str, days: &Json) -> Window {
     let Some(day) = time::strptime_ymd(date) else {
         return Window::BadDate(Outcome::ok(
-            obj! { "error" => format!("Invalid date format: {date}") },
+            obj! { "error" => format!("Invalid date format: {}", excerpt(date)) },
         ));
     };
     let start = day * DAY;

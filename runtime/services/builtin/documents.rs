@@ -118,8 +118,9 @@ fn is_pdf(name: &Path) -> bool {
 /// 400 when outside the base, 400 when not a PDF. Returns the bytes and the path relative to
 /// the base.
 fn read_pdf(base: &Base, given: &str) -> Result<(Vec<u8>, String), Outcome> {
-    let missing = || refuse(404, format!("File not found: {given}"));
-    let escapes = || refuse(400, format!("Path escapes base directory: {given}"));
+    let shown = excerpt(given);
+    let missing = || refuse(404, format!("File not found: {shown}"));
+    let escapes = || refuse(400, format!("Path escapes base directory: {shown}"));
     let not_pdf = || refuse(400, "Only PDF files are supported".to_string());
     match base {
         Base::Host(base) => {
@@ -137,6 +138,8 @@ fn read_pdf(base: &Base, given: &str) -> Result<(Vec<u8>, String), Outcome> {
             if !is_pdf(&full) {
                 return Err(not_pdf());
             }
+            let size = std::fs::metadata(&full).map_or(0, |m| m.len());
+            check_size(size)?;
             let bytes = std::fs::read(&full).map_err(|_| Outcome::crash())?;
             Ok((bytes, rel))
         }
@@ -157,18 +160,35 @@ fn read_pdf(base: &Base, given: &str) -> Result<(Vec<u8>, String), Outcome> {
             }
             let rel = parts.join("/");
             let target = if rel.is_empty() { "." } else { rel.as_str() };
-            match dir.metadata(target) {
-                Ok(_) => {}
+            let size = match dir.metadata(target) {
+                Ok(m) => m.len(),
                 // A symlink leading out of the base is refused by the capability.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
                 Err(_) => return Err(escapes()),
-            }
+            };
             if !is_pdf(Path::new(target)) {
                 return Err(not_pdf());
             }
+            check_size(size)?;
             let bytes = dir.read(target).map_err(|_| Outcome::crash())?;
             Ok((bytes, rel))
         }
+    }
+}
+
+/// Refuses a file larger than the PDF reader accepts, before reading it.
+fn check_size(size: u64) -> Result<(), Outcome> {
+    let limit = pdf::Limits::DEFAULT.max_file_bytes;
+    match usize::try_from(size) {
+        Ok(bytes) if bytes <= limit => Ok(()),
+        _ => Err(refuse(
+            400,
+            pdf::PdfError::TooLarge(pdf::Exceeded::File {
+                bytes: usize::try_from(size).unwrap_or(usize::MAX),
+                limit,
+            })
+            .to_string(),
+        )),
     }
 }
 
@@ -184,8 +204,11 @@ fn extract(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         Ok(found) => found,
         Err(refused) => return refused,
     };
-    let Ok(pages) = pdf::page_texts(&bytes) else {
-        return Outcome::crash();
+    let pages = match pdf::page_texts(&bytes) {
+        Ok(pages) => pages,
+        // Reading stopped at a limit: say so instead of using unbounded memory or time.
+        Err(e @ pdf::PdfError::TooLarge(_)) => return refuse(400, e.to_string()),
+        Err(_) => return Outcome::crash(),
     };
     let n = pages.len();
     let returned = match req.get("max_pages") {

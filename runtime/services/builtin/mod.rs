@@ -57,6 +57,7 @@ mod prelude {
         Collection, Ctx, DeleteOp, Endpoint, Filter, Fixture, ListOp, Op, Outcome, RecordOp,
         ServiceDef, UpdateOp, str_field,
     };
+    pub(super) use crate::services::excerpt::excerpt;
     pub(super) use crate::services::json::{Json, Obj, obj};
     pub(super) use crate::services::validate::{BodyMode, Field, Lit, Ty};
 
