@@ -271,6 +271,17 @@ fn a_changed_task_needs_force_and_then_runs_again() {
     // The report sees one consistent task.
     let report = clawrun(&["report", "--json"]).arg(&out).output().unwrap();
     assert!(report.status.success(), "{}", stderr(&report));
+    // A forced resume that stopped half-way continues without --force: the change was taken.
+    let mut half: Vec<String> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    half.pop();
+    std::fs::write(&journal, half.join("\n") + "\n").unwrap();
+    let rest = run(&suite, &out, 2, &["--resume"]);
+    assert!(rest.status.success(), "{}", stderr(&rest));
+    assert_eq!(lines(&journal), 6);
     // Nothing is left to do.
     let again = run(&suite, &out, 2, &["--resume"]);
     assert!(again.status.success(), "{}", stderr(&again));

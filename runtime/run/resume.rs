@@ -169,7 +169,15 @@ pub fn prepare(
         ));
     }
     let latest = latest_with_lines(records);
-    check_records(options, tasks, &latest, &journal_name, &mut mismatches);
+    let accepted = recorded.as_ref().and_then(|r| r.get("tasks"));
+    check_records(
+        options,
+        tasks,
+        &latest,
+        &journal_name,
+        accepted,
+        &mut mismatches,
+    );
 
     // One complaint per field: run.json's comes first, then the journal's.
     let mut seen = BTreeSet::new();
@@ -488,12 +496,16 @@ fn task_changed(id: &str, source: &str, old: &str, new: &str) -> Mismatch {
     }
 }
 
-/// Checks the journal's latest records: the agent, the trial seeds and the task hashes.
+/// Checks the journal's latest records: the agent, the trial seeds and the task hashes. A
+/// record of another task hash is no mismatch when the manifest already holds the task's
+/// current hash (`accepted`: an earlier `--force` took the change; the record is superseded
+/// and its trial runs again).
 fn check_records(
     options: &RunOptions,
     tasks: &[TaskEnv],
     latest: &BTreeMap<(String, u32), (usize, TrialRecord)>,
     journal: &str,
+    accepted: Option<&Value>,
     out: &mut Vec<Mismatch>,
 ) {
     let agent = options.agent.describe();
@@ -531,6 +543,10 @@ fn check_records(
         }
         if let Some(hash) = hashes.get(task.as_str())
             && *hash != r.task_hash
+            && accepted
+                .and_then(|a| a.get(task.as_str()))
+                .and_then(Value::as_str)
+                != Some(hash.as_str())
         {
             out.push(task_changed(task, &source, &r.task_hash, hash));
         }
