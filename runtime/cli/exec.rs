@@ -210,8 +210,7 @@ pub fn run(args: ExecArgs) -> Result<i32> {
         },
     )?;
 
-    std::io::stdout().write_all(&outcome.stdout)?;
-    std::io::stdout().flush()?;
+    super::output::write_bytes(&outcome.stdout)?;
     let mut err = std::io::stderr();
     err.write_all(&outcome.stderr)?;
     if let Some(msg) = outcome.status.message() {

@@ -1,5 +1,7 @@
 //! The `clawrun` command line.
 
+pub mod output;
+
 mod exec;
 mod list;
 mod mock_llm;
@@ -76,8 +78,10 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(code) => code,
+        // The reader of stdout went away (`clawrun list | head -1`): stop quietly, status 0.
+        Err(e) if e.downcast_ref::<output::StdoutClosed>().is_some() => 0,
         Err(e) => {
-            eprintln!("clawrun: error: {e:#}");
+            output::error_line(format_args!("clawrun: error: {e:#}"));
             if e.downcast_ref::<UsageError>().is_some() {
                 EXIT_USAGE
             } else {

@@ -9,6 +9,7 @@ use clawrun_judge::ScoreConfig;
 use clawrun_report::Status;
 
 use super::UsageError;
+use super::output::outln;
 use super::report::load_runs;
 use crate::run::trial_record::{TrialContext, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
@@ -125,7 +126,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         };
         let name = format!("{}/{}", record.task_id, record.trial);
         if task.loaded.hash_hex() != record.task_hash {
-            println!("DIFF {name}: the task changed since it was recorded (task hash differs)");
+            outln!("DIFF {name}: the task changed since it was recorded (task hash differs)")?;
             diverged += 1;
             continue;
         }
@@ -146,22 +147,22 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         match problem {
             Some(p) => {
                 diverged += 1;
-                println!("DIFF {name}: {p}");
+                outln!("DIFF {name}: {p}")?;
             }
-            None => println!(
+            None => outln!(
                 "same {name} (root {}, score {:.4})",
                 &again.root_hash[..16],
                 again.verdict.as_ref().map_or(0.0, |v| v.scores.score)
-            ),
+            )?,
         }
     }
     let _ = std::fs::remove_dir_all(&options.out);
-    println!(
+    outln!(
         "{} trials replayed, {} identical, {} diverged",
         records.len(),
         records.len() - diverged,
         diverged
-    );
+    )?;
     Ok(i32::from(diverged > 0))
 }
 

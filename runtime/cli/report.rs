@@ -9,6 +9,7 @@ use anyhow::{Context, Result, anyhow};
 use clawrun_report::{Sourced, Summary, TrialRecord, TrialView};
 
 use super::UsageError;
+use super::output::{out, outln};
 
 /// Arguments of `clawrun report`.
 #[derive(Debug, clap::Args)]
@@ -106,17 +107,13 @@ pub fn load_runs(runs: &[PathBuf]) -> Result<Vec<TrialRecord>> {
         .collect())
 }
 
-/// Summarises `runs` and writes the requested outputs; `k` 0 = the trials per task.
+/// Summarises `runs` and writes the requested outputs; `k` 0 = the trials per task. The files
+/// are written before stdout, so a reader of stdout that stops early loses none of them.
 pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Result<()> {
     let sourced = load_sourced(runs)?;
     let summary =
         Summary::from_records(sourced.iter().map(|(_, s)| s.clone()), (k > 0).then_some(k))
             .map_err(|e| anyhow!("{e}"))?;
-    if formats.json {
-        println!("{}", clawrun_report::render_json(&summary));
-    } else {
-        print!("{}", clawrun_report::render_text(&summary));
-    }
     if let Some(md) = &formats.markdown {
         std::fs::write(md, clawrun_report::render_markdown(&summary))
             .with_context(|| format!("writing {}", md.display()))?;
@@ -124,6 +121,17 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
     if let Some(html) = &formats.html {
         let mut views = Vec::new();
         for (run, s) in &sourced {
+            let trace = run.join(&s.record.trace);
+            if !trace.is_file() {
+                return Err(anyhow!(
+                    "{}: the trace of trial {} is missing, so the HTML report cannot show it \
+                     (hint: `clawrun run --resume --out {}` with the run's other options runs \
+                     trials whose trace is missing again; without --html the report needs no traces)",
+                    trace.display(),
+                    s.record.key(),
+                    run.display()
+                ));
+            }
             let mut view = TrialView::load(run, s.record.clone()).map_err(|e| anyhow!("{e}"))?;
             let changes = run
                 .join(s.record.task_id.as_str())
@@ -136,6 +144,11 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
         }
         std::fs::write(html, clawrun_report::render_html(&summary, &views))
             .with_context(|| format!("writing {}", html.display()))?;
+    }
+    if formats.json {
+        outln!("{}", clawrun_report::render_json(&summary))?;
+    } else {
+        out!("{}", clawrun_report::render_text(&summary))?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use clawrun_agents::llm::ModelConfig;
 use clawrun_judge::ScoreConfig;
 
 use super::UsageError;
+use super::output::outln;
 use super::report::{ReportFormats, write_reports};
 use crate::run::{AgentSpec, RunOptions, Shard, run};
 
@@ -49,6 +50,11 @@ pub struct RunArgs {
     /// Continue the run in --out: skip finished trials, re-run infrastructure errors.
     #[arg(long)]
     resume: bool,
+    /// With --resume: continue although a task's files changed (its finished trials run again)
+    /// or clawrun's version differs. Never overrides another agent, seed, fault plan, judge,
+    /// user model, --max-tokens or score setting.
+    #[arg(long, requires = "resume")]
+    force: bool,
     /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are reported unjudged).
     #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
     judge: Option<ModelConfig>,
@@ -106,6 +112,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
         jobs,
         shard,
         resume: args.resume,
+        force: args.force,
         judge: args.judge.clone(),
         user_model: args.user_model.clone(),
         max_tokens: args.max_tokens,
@@ -127,7 +134,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
     };
     write_reports(std::slice::from_ref(&out), &formats, args.trials)?;
     if !args.json {
-        println!(
+        outln!(
             "run folder: {}   report: {}{}",
             out.display(),
             html.display(),
@@ -136,7 +143,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
             } else {
                 ""
             }
-        );
+        )?;
     }
     Ok(if result.interrupted { 130 } else { 0 })
 }

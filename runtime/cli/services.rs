@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use super::UsageError;
+use super::output::{self, outln};
 use crate::faults::{self, FaultInjector, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::services::server::{self, Binding};
@@ -101,11 +102,10 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
     runtime.block_on(async move {
         let listeners = server::bind(&bindings).await?;
         for Binding { service, port } in &bindings {
-            println!("{service:<12} http://127.0.0.1:{port}");
+            outln!("{service:<12} http://127.0.0.1:{port}")?;
         }
-        println!("serving {} service(s); audit at <service>/audit, reset at <service>/reset; Ctrl-C stops", bindings.len());
-        use std::io::Write;
-        std::io::stdout().flush()?;
+        outln!("serving {} service(s); audit at <service>/audit, reset at <service>/reset; Ctrl-C stops", bindings.len())?;
+        output::flush()?;
         tokio::select! {
             () = server::serve(services, listeners, now, injector, limits) => {}
             signal = tokio::signal::ctrl_c() => signal.context("waiting for Ctrl-C")?,

@@ -6,6 +6,7 @@ use cap_std::fs::Dir;
 use clawrun_vfs::Vfs;
 
 use super::UsageError;
+use super::output::outln;
 use crate::faults::{self, FaultInjector, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{Sandbox, SandboxConfig};
@@ -94,7 +95,7 @@ pub fn run(args: ToolArgs) -> Result<i32> {
         faults: injector.clone(),
     };
     let out = toolbox.call(&sandbox, call, vfs, &env)?;
-    println!("{}", out.output);
+    outln!("{}", out.output)?;
     if let Some(injector) = &injector {
         for event in injector.drain_events() {
             eprintln!(

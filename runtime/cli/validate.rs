@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow};
 use clawrun_judge::ScoreConfig;
 
+use super::output::outln;
 use crate::run::runner::prepare_tasks;
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::{Harness, Limits, TaskEnv, firewall, run_trial};
@@ -57,15 +58,15 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
             "FAIL"
         };
         failed += usize::from(!out.errors.is_empty());
-        println!("{status} {}", task.id());
+        outln!("{status} {}", task.id())?;
         for e in &out.errors {
-            println!("     error: {e}");
+            outln!("     error: {e}")?;
         }
         for n in &out.notes {
-            println!("     {n}");
+            outln!("     {n}")?;
         }
     }
-    println!("{} tasks, {} failed", tasks.len(), failed);
+    outln!("{} tasks, {} failed", tasks.len(), failed)?;
     Ok(i32::from(failed > 0))
 }
 

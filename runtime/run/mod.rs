@@ -3,12 +3,16 @@
 //!
 //! - [`agent_spec`]: `--agent` and how an agent is built per trial.
 //! - [`journal`]: `journal.jsonl`, torn-line safe.
+//! - [`manifest`]: `run.json`, what a run was asked.
+//! - [`resume`]: the configuration check of `--resume`, and which trials are finished.
 //! - [`shard`]: the deterministic (task, trial) split.
 //! - [`runner`]: the pool, progress, Ctrl-C, records.
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
 
 pub mod agent_spec;
 pub mod journal;
+pub mod manifest;
+pub mod resume;
 pub mod runner;
 pub mod shard;
 pub mod trial_record;

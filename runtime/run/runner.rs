@@ -11,7 +11,6 @@ use clawrun_agents::llm::{LlmClient, ModelConfig};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::json;
 
 use super::agent_spec::AgentSpec;
 use super::journal::{Journal, latest};
@@ -42,6 +41,9 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// Continue a run folder.
     pub resume: bool,
+    /// With `resume`: continue although tasks changed or the clawrun version differs (see
+    /// [`resume`](super::resume) for what it may override).
+    pub force: bool,
     /// The LLM judge.
     pub judge: Option<ModelConfig>,
     /// The model playing simulated users from their persona (else their scripts).
@@ -76,6 +78,7 @@ impl RunOptions {
             jobs: 1,
             shard: None,
             resume: false,
+            force: false,
             judge: None,
             user_model: None,
             max_tokens: None,
@@ -152,24 +155,20 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
         picked.dedup();
         picked
     };
+    let selection = suite.load_selection(&selected);
+    let mut errors: Vec<String> = selection.errors.iter().map(|e| e.to_string()).collect();
     let mut envs = Vec::new();
-    let mut errors = Vec::new();
-    for dir in selected {
-        match suite.load(&dir) {
-            Ok(loaded) => {
-                for w in &loaded.warnings {
-                    tracing::debug!("{w}");
-                }
-                match TaskEnv::prepare(loaded, plan) {
-                    Ok(mut env) => {
-                        env.disk.bytes = options.disk_quota.unwrap_or(env.disk.bytes);
-                        env.disk.inodes = options.inode_quota.unwrap_or(env.disk.inodes);
-                        envs.push(env);
-                    }
-                    Err(e) => errors.push(format!("{e:#}")),
-                }
+    for loaded in selection.tasks {
+        for w in &loaded.warnings {
+            tracing::debug!("{w}");
+        }
+        match TaskEnv::prepare(loaded, plan) {
+            Ok(mut env) => {
+                env.disk.bytes = options.disk_quota.unwrap_or(env.disk.bytes);
+                env.disk.inodes = options.inode_quota.unwrap_or(env.disk.inodes);
+                envs.push(env);
             }
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.push(format!("{e:#}")),
         }
     }
     if !errors.is_empty() {
@@ -203,20 +202,18 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             options.out.display()
         );
     }
-    let (journal, previous) = Journal::open(&journal_path)?;
-    write_run_json(options, &tasks)?;
+    // The configuration check (refusing another configuration) and run.json.
+    let resume = super::resume::prepare(options, plan.as_ref(), &tasks, &journal_path)?;
+    let (journal, _) = Journal::open(&journal_path)?;
 
     // Pairs in a fixed order; the shard keeps its own; finished (scored) trials are skipped.
-    let done = latest(previous);
     let mut pending = Vec::new();
     let mut position = 0usize;
     for (t, task) in tasks.iter().enumerate() {
         for trial in 0..options.trials {
             let mine = options.shard.is_none_or(|s| s.owns(position));
             position += 1;
-            let finished = done
-                .get(&(task.id().to_string(), trial))
-                .is_some_and(|r| r.status == Status::Scored);
+            let finished = resume.is_finished(task.id(), trial);
             if mine && !finished {
                 pending.push((t, trial));
             }
@@ -328,39 +325,6 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         ran,
         interrupted: interrupted(),
     })
-}
-
-/// `run.json`: what the run was asked, the task hashes, the versions.
-fn write_run_json(options: &RunOptions, tasks: &[TaskEnv]) -> Result<()> {
-    let task_hashes: serde_json::Map<String, serde_json::Value> = tasks
-        .iter()
-        .map(|t| (t.id().to_string(), json!(t.loaded.hash_hex())))
-        .collect();
-    let doc = json!({
-        "clawrun_version": env!("CARGO_PKG_VERSION"),
-        "trace_version": clawrun_agents::trace::TRACE_VERSION,
-        "agent": options.agent.describe(),
-        "suite": options.suite.display().to_string(),
-        "trials": options.trials,
-        "seed": options.seed,
-        "faults": options.faults,
-        "shard": options.shard.map(|s| s.to_string()),
-        "judge": options.judge.as_ref().map(ModelConfig::describe),
-        "disk_quota": options.disk_quota,
-        "inode_quota": options.inode_quota,
-        "score": {
-            "completion_weight": options.score.completion_weight,
-            "robustness_weight": options.score.robustness_weight,
-            "pass_threshold": options.score.pass_threshold,
-        },
-        "tasks": task_hashes,
-    });
-    let name = match options.shard {
-        Some(s) => format!("run.shard-{}-of-{}.json", s.index, s.count),
-        None => "run.json".to_string(),
-    };
-    std::fs::write(options.out.join(name), serde_json::to_vec_pretty(&doc)?)
-        .with_context(|| format!("writing {}/run.json", options.out.display()))
 }
 
 /// Set by the first Ctrl-C: runs stop claiming new trials.

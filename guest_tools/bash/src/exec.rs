@@ -37,10 +37,12 @@ impl Shell {
     /// is kept), and `exit` only leaves the subshell.
     pub fn subshell(&mut self, f: impl FnOnce(&mut Shell) -> ExecResult) -> ExecResult {
         let saved = self.clone();
+        self.enter_subshell();
         let result = f(self);
-        let steps = self.steps;
+        let (steps, subshells) = (self.steps, self.subshells());
         *self = saved;
         self.steps = steps;
+        self.keep_subshells(subshells);
         match result {
             Ok(s) | Err(Flow::Exit(s)) | Err(Flow::Return(s)) => Ok(s),
             Err(Flow::Break(_)) | Err(Flow::Continue(_)) => Ok(0),

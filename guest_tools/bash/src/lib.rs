@@ -12,6 +12,7 @@ pub mod expand;
 pub mod io;
 pub mod parse;
 pub mod pattern;
+pub mod random;
 pub mod regex_posix;
 pub mod shell;
 pub mod timefmt;

@@ -1,10 +1,13 @@
 //! The shell's mutable state: variables, working directory, functions and the last status.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::rc::Rc;
 
 use brush_parser::ast;
+
+use crate::random::BashRandom;
 
 /// One shell variable.
 #[derive(Clone, Debug, Default)]
@@ -75,6 +78,11 @@ pub struct Shell {
     pub exit_trap: Option<String>,
     /// Built-in default variables (not persisted in the state unless changed).
     defaults: Vec<(&'static str, &'static str)>,
+    /// `$RANDOM`'s generator (advanced by every expansion); `None` after `unset RANDOM`,
+    /// which makes `RANDOM` an ordinary variable, as in bash.
+    random: Option<Cell<BashRandom>>,
+    /// Subshells started so far (kept across them: each draws its own `$RANDOM` stream).
+    subshells: u64,
 }
 
 impl Shell {
@@ -98,6 +106,8 @@ impl Shell {
             psub_counter: 0,
             exit_trap: None,
             defaults: Vec::new(),
+            random: Some(Cell::new(BashRandom::from_entropy())),
+            subshells: 0,
         };
         for (k, v) in [
             ("HOME", "/root"),
@@ -123,13 +133,26 @@ impl Shell {
     pub fn get_var(&self, name: &str) -> Option<String> {
         match name {
             "PWD" => Some(self.cwd.clone()),
-            "RANDOM" => Some(((self.steps * 1103515245 + 12345) % 32768).to_string()),
+            "RANDOM" if self.random.is_some() => self.random.as_ref().map(|r| {
+                let mut g = r.get();
+                let v = g.next_value();
+                r.set(g);
+                v.to_string()
+            }),
             _ => self.vars.get(name).map(|v| v.value.clone()),
         }
     }
 
-    /// Sets a variable, keeping its exported flag.
+    /// Sets a variable, keeping its exported flag. `RANDOM=expr` reseeds `$RANDOM` instead.
     pub fn set_var(&mut self, name: &str, value: &str) {
+        if name == "RANDOM" && self.random.is_some() {
+            if let Ok(seed) = crate::arith::eval_str(self, value)
+                && let Some(r) = &self.random
+            {
+                r.set(BashRandom::seeded(seed));
+            }
+            return;
+        }
         let var = self.vars.entry(name.to_owned()).or_default();
         var.value = value.to_owned();
         var.array = None;
@@ -143,9 +166,32 @@ impl Shell {
         }
     }
 
-    /// Removes a variable.
+    /// Removes a variable (`RANDOM` loses its special meaning, as in bash).
     pub fn unset_var(&mut self, name: &str) {
+        if name == "RANDOM" {
+            self.random = None;
+        }
         self.vars.remove(name);
+    }
+
+    /// Enters a subshell: the next of this shell's subshells, with a `$RANDOM` stream of its
+    /// own (the parent's generator is left as it was, as bash reseeds subshells).
+    pub(crate) fn enter_subshell(&mut self) -> u64 {
+        self.subshells += 1;
+        if let Some(r) = &self.random {
+            r.set(r.get().for_subshell(self.subshells));
+        }
+        self.subshells
+    }
+
+    /// Subshells started so far.
+    pub(crate) fn subshells(&self) -> u64 {
+        self.subshells
+    }
+
+    /// Keeps the subshell count of a subshell that ended (restoring the parent's state).
+    pub(crate) fn keep_subshells(&mut self, n: u64) {
+        self.subshells = n;
     }
 
     /// The exported environment, as the tool state persists it.

@@ -123,3 +123,59 @@ fn the_exit_status_survives_the_output_cap_and_travels_beside_the_text() {
     assert_eq!(response.exit_code, Some(0));
     assert_eq!(response.truncated, 0);
 }
+
+#[test]
+fn random_advances_on_every_expansion_and_reseeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut state = State::with_cwd(dir.path().to_string_lossy());
+    let numbers = |out: &str| -> Vec<u32> {
+        out.split_whitespace()
+            .map(|n| n.parse().unwrap_or_else(|_| panic!("{out}")))
+            .collect()
+    };
+    let once = numbers(&run(
+        dir.path(),
+        &mut state,
+        "echo $RANDOM $RANDOM $RANDOM $RANDOM",
+    ));
+    assert_eq!(once.len(), 4);
+    assert!(once.iter().all(|&n| n <= 32767), "{once:?}");
+    assert!(once.windows(2).all(|w| w[0] != w[1]), "{once:?}");
+    // Arithmetic, `${RANDOM}` and a loop all advance it too.
+    let mixed = numbers(&run(
+        dir.path(),
+        &mut state,
+        "for i in 1 2 3; do echo $((RANDOM)) ${RANDOM}; done",
+    ));
+    assert!(mixed.windows(2).all(|w| w[0] != w[1]), "{mixed:?}");
+    // `RANDOM=N` seeds it as bash does (GNU bash 5.2 prints these for 5).
+    assert_eq!(
+        run(
+            dir.path(),
+            &mut state,
+            "RANDOM=5; echo $RANDOM $RANDOM $RANDOM"
+        ),
+        "18498 29338 982\n"
+    );
+    // A command substitution draws its own numbers; the parent's sequence goes on.
+    let sub = numbers(&run(
+        dir.path(),
+        &mut state,
+        "RANDOM=5; echo $(echo $RANDOM) $RANDOM $(echo $RANDOM)",
+    ));
+    assert_eq!(sub[1], 18498, "{sub:?}");
+    assert!(
+        sub[0] != sub[1] && sub[0] != sub[2] && sub[1] != sub[2],
+        "{sub:?}"
+    );
+    // Not persisted in the tool state; `unset RANDOM` makes it an ordinary variable.
+    assert!(!state.env.contains_key("RANDOM"));
+    assert_eq!(
+        run(
+            dir.path(),
+            &mut state,
+            "unset RANDOM; echo \"[$RANDOM]\"; RANDOM=x; echo $RANDOM $RANDOM"
+        ),
+        "[]\nx x\n"
+    );
+}

@@ -169,6 +169,24 @@ fn inconsistent_category_is_an_error() {
 }
 
 #[test]
+fn two_tasks_sharing_an_id_are_not_merged() {
+    // Run b's T001_alpha is another task (other files, so another hash) under the same id, on
+    // trial numbers run a does not have: before, its trials silently joined run a's.
+    let mut recs = sourced("a/journal.jsonl", records());
+    let mut other = scored("T001_alpha", "finance", Group::General, 3, 0.9);
+    other.task_hash = "0ther".into();
+    recs.extend(sourced("b/journal.jsonl", vec![other]));
+    let err = Summary::from_records(recs, None).unwrap_err().to_string();
+    assert!(
+        err.starts_with(
+            "task T001_alpha: records disagree: a/journal.jsonl:1 has task hash 7a5k but \
+             b/journal.jsonl:1 has 0ther: these are two different tasks with one id"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
 fn scored_without_verdict_is_an_error() {
     let mut rec = scored("T001_alpha", "finance", Group::General, 0, 0.9);
     rec.verdict = None;

@@ -9,6 +9,7 @@ use crate::model::Task;
 use crate::paths::{self, Files, clean, join, read_file, read_tree};
 use crate::sidecar::Sidecar;
 use crate::suite::{Suite, TASK_FILE};
+use crate::yaml::Pos;
 
 /// A task loaded from its folder: the model, its warnings, its hash, and access to its files.
 #[derive(Debug)]
@@ -24,6 +25,8 @@ pub struct LoadedTask {
     pub hash: blake3::Hash,
     /// The `clawrun.yaml` sidecar merged into the task, if the folder has one.
     pub sidecar: Option<Sidecar>,
+    /// Where `task_id` is written in task.yaml (for errors naming two tasks).
+    pub(crate) id_pos: Option<Pos>,
     pub(crate) dir_handle: Dir,
     pub(crate) suite: Suite,
 }

@@ -9,7 +9,8 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
 use crate::error::{Diagnostic, Error, FileError, FileProblem, problem};
-use crate::load::sorted_in;
+use crate::ids::duplicate_ids;
+use crate::load::{node_at, sorted_in};
 use crate::loaded::LoadedTask;
 use crate::model::Task;
 use crate::paths::{Files, clean, join, read_file, read_tree};
@@ -19,6 +20,15 @@ use crate::source::{Report, Source, Sources};
 
 /// The name of a task's file.
 pub const TASK_FILE: &str = "task.yaml";
+
+/// Tasks loaded from a selection of folders ([`Suite::load_selection`]).
+#[derive(Debug)]
+pub struct Selection {
+    /// The tasks that loaded and whose ids are unique, in the order of the folders given.
+    pub tasks: Vec<LoadedTask>,
+    /// Why the others did not load; repeated ids come last, as one error.
+    pub errors: Vec<Error>,
+}
 
 /// A suite root: the folder that holds `tasks/` (or any tree of task folders).
 #[derive(Clone, Debug)]
@@ -93,22 +103,49 @@ impl Suite {
             .find(|d| d.rsplit('/').next() == Some(task_id)))
     }
 
-    /// Loads every discovered task; the errors of all failing tasks are collected into one.
+    /// Loads every discovered task; the errors of all failing tasks (and repeated task ids)
+    /// are collected into one.
     pub fn load_all(&self) -> Result<Vec<LoadedTask>, Error> {
-        let mut tasks = Vec::new();
+        let selection = self.load_selection(&self.discover()?);
         let mut diags = Vec::new();
-        for dir in self.discover()? {
-            match self.load(&dir) {
-                Ok(t) => tasks.push(t),
-                Err(Error::Invalid(d)) => diags.extend(d.into_iter().filter(Diagnostic::is_error)),
-                Err(e) => return Err(e),
+        for e in selection.errors {
+            match e {
+                Error::Invalid(d) => diags.extend(d.into_iter().filter(Diagnostic::is_error)),
+                e => return Err(e),
             }
         }
         if diags.is_empty() {
-            Ok(tasks)
+            Ok(selection.tasks)
         } else {
             Err(Error::Invalid(diags))
         }
+    }
+
+    /// Loads the task folders `dirs` (relative to the root), in order, and refuses tasks that
+    /// share a task id (ASCII case ignored): every task involved in a repeat moves from
+    /// [`Selection::tasks`] to one error per repeat, naming both files with the line:column
+    /// of their `task_id`. The one place `clawrun run`, `validate` and `list` load a suite
+    /// through.
+    pub fn load_selection(&self, dirs: &[String]) -> Selection {
+        let mut tasks = Vec::new();
+        let mut errors = Vec::new();
+        for dir in dirs {
+            match self.load(dir) {
+                Ok(t) => tasks.push(t),
+                Err(e) => errors.push(e),
+            }
+        }
+        let (repeats, involved) = duplicate_ids(&tasks);
+        if !repeats.is_empty() {
+            errors.push(Error::Invalid(repeats));
+            tasks = tasks
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| involved.binary_search(i).is_err())
+                .map(|(_, t)| t)
+                .collect();
+        }
+        Selection { tasks, errors }
     }
 
     /// Parses, validates and hashes the task in folder `rel_dir` (relative to the root),
@@ -163,12 +200,14 @@ impl Suite {
                 r.error(&e.field, msg, hint);
                 Error::Invalid(r.diags)
             })?;
+        let id_pos = node_at(&parsed.root, "task_id").and_then(|n| n.pos);
         Ok(LoadedTask {
             task: parsed.task,
             dir,
             warnings: diags,
             hash,
             sidecar: parsed.sidecar,
+            id_pos,
             dir_handle: handle,
             suite: self.clone(),
         })

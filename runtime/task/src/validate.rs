@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use regex::RegexBuilder;
 
 use crate::check::Check;
+use crate::ids::{TASK_ID_RULE, task_id_problem};
 use crate::load::node_at;
 use crate::model::{SystemTool, Task};
 use crate::source::Report;
@@ -14,6 +15,7 @@ use crate::yaml::{Node, Value};
 /// Runs every check on the (merged) task, recording diagnostics in `r`.
 pub(crate) fn validate(r: &mut Report<'_>, task: &Task) {
     let v = &mut V { r };
+    v.task_id(task);
     v.tools(task);
     let mut sum = 0.0;
     for (i, c) in task.scoring_components.iter().enumerate() {
@@ -57,6 +59,14 @@ impl V<'_, '_> {
 
     fn warn(&mut self, path: &str, msg: impl Into<String>, hint: &str) {
         self.r.warn(path, msg, hint);
+    }
+
+    /// The task id is an identifier (it names the run's trace folders).
+    fn task_id(&mut self, task: &Task) {
+        if let Some(problem) = task_id_problem(&task.task_id) {
+            let hint = format!("{TASK_ID_RULE}; Claw-Eval's ids equal their folder names");
+            self.error("task_id", problem, &hint);
+        }
     }
 
     fn weight(&mut self, base: &str, w: f64) {

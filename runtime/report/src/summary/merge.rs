@@ -20,7 +20,7 @@ pub struct TaskRecords {
 /// Two records for the same task and trial are fine when they are identical (the same line
 /// in two shards) or when at least one of them is an infrastructure error (a retried trial);
 /// two different scored records are an error naming both sources. Records of one task must
-/// agree on its category and group.
+/// agree on its category, group and task hash.
 pub fn merge(
     records: impl IntoIterator<Item = Sourced>,
 ) -> Result<BTreeMap<String, TaskRecords>, ReportError> {
@@ -63,8 +63,21 @@ pub fn merge(
     Ok(tasks)
 }
 
-/// Fails when `b` disagrees with `a` on the task's category or group.
+/// Fails when `b` disagrees with `a` on the task's category or group, or on the task's hash:
+/// two different tasks sharing an id (or a task edited between runs) are never merged.
 fn check_same(a: &Sourced, b: &Sourced) -> Result<(), ReportError> {
+    if a.record.task_hash != b.record.task_hash {
+        return Err(ReportError::Inconsistent {
+            task_id: a.record.task_id.clone(),
+            detail: format!(
+                "{} has task hash {} but {} has {}: these are two different tasks with one id, \
+                 or the task changed between the runs (report such runs separately; a run \
+                 resumed with --force after a task changed is consistent again once \
+                 `clawrun run --resume` has re-run all of that task's trials)",
+                a.source, a.record.task_hash, b.source, b.record.task_hash
+            ),
+        });
+    }
     let pairs = [
         (
             "category",

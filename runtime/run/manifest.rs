@@ -1,0 +1,138 @@
+//! `run.json` (`run.shard-I-of-N.json` per shard): what a run was asked — the agent, the seed,
+//! the fault plan and its hash, the judge, the user model, the limits, the score settings,
+//! the task hashes, the versions — read, merged on `--resume`, and written atomically (shards
+//! read each other's).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clawrun_agents::llm::ModelConfig;
+use serde_json::{Map, Value, json};
+
+use super::runner::RunOptions;
+use crate::faults::FaultPlan;
+use crate::trial::TaskEnv;
+
+/// The name of this invocation's manifest in the run folder.
+pub fn manifest_name(options: &RunOptions) -> String {
+    match options.shard {
+        Some(s) => format!("run.shard-{}-of-{}.json", s.index, s.count),
+        None => "run.json".to_string(),
+    }
+}
+
+/// The manifest (`run.json`) of this invocation: what it was asked, the fault plan's hash,
+/// the task hashes, the versions.
+pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv]) -> Value {
+    let task_hashes: Map<String, Value> = tasks
+        .iter()
+        .map(|t| (t.id().to_string(), json!(t.loaded.hash_hex())))
+        .collect();
+    let plan_hash = plan.map(|p| {
+        let bytes = serde_json::to_vec(p).expect("a fault plan always serialises");
+        blake3::hash(&bytes).to_hex().to_string()
+    });
+    json!({
+        "clawrun_version": env!("CARGO_PKG_VERSION"),
+        "trace_version": clawrun_agents::trace::TRACE_VERSION,
+        "agent": options.agent.describe(),
+        "suite": options.suite.display().to_string(),
+        "trials": options.trials,
+        "seed": options.seed,
+        "faults": options.faults,
+        "fault_plan": plan_hash,
+        "shard": options.shard.map(|s| s.to_string()),
+        "judge": options.judge.as_ref().map(ModelConfig::describe),
+        "user_model": options.user_model.as_ref().map(ModelConfig::describe),
+        "max_tokens": options.max_tokens,
+        "disk_quota": options.disk_quota,
+        "inode_quota": options.inode_quota,
+        "score": {
+            "completion_weight": options.score.completion_weight,
+            "robustness_weight": options.score.robustness_weight,
+            "pass_threshold": options.score.pass_threshold,
+        },
+        "tasks": task_hashes,
+    })
+}
+
+/// The manifest at `path`, if there is one.
+pub(crate) fn read_manifest(path: &Path) -> Result<Option<Value>> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        anyhow!(
+            "{}: not a run manifest ({e}): restore it, or move it away to resume checking only the journal's records",
+            path.display()
+        )
+    })?;
+    if !value.is_object() {
+        bail!(
+            "{}: not a run manifest (expected a JSON object): restore it, or move it away to resume checking only the journal's records",
+            path.display()
+        );
+    }
+    Ok(Some(value))
+}
+
+/// The other manifests in the run folder (`run.json`, `run.shard-*.json`), sorted by name.
+pub(crate) fn sibling_manifests(out: &Path, own: &str) -> Result<Vec<(String, Value)>> {
+    let entries = match std::fs::read_dir(out) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", out.display())),
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| {
+            n != own && (n == "run.json" || (n.starts_with("run.shard-") && n.ends_with(".json")))
+        })
+        .collect();
+    names.sort();
+    let mut out_list = Vec::new();
+    for name in names {
+        if let Some(v) = read_manifest(&out.join(&name))? {
+            out_list.push((name, v));
+        }
+    }
+    Ok(out_list)
+}
+
+/// Folds the recorded manifest into `current`: every task hash ever recorded (this
+/// invocation's win), the largest trial count, and the run's own spelling of the same fault
+/// plan (`claw-eval` with `ERROR_RATE=0.5` stays `claw-eval:0.5` if the run began so), so
+/// `run.json` describes the whole journal.
+pub(crate) fn merge_into(current: &mut Value, recorded: &Value) {
+    if recorded.get("fault_plan") == current.get("fault_plan")
+        && let Some(spec) = recorded.get("faults")
+    {
+        current["faults"] = spec.clone();
+    }
+    if let (Some(old), Some(new)) = (
+        recorded.get("tasks").and_then(Value::as_object),
+        current.get_mut("tasks").and_then(Value::as_object_mut),
+    ) {
+        for (id, hash) in old {
+            new.entry(id.clone()).or_insert_with(|| hash.clone());
+        }
+    }
+    let old_trials = recorded.get("trials").and_then(Value::as_u64).unwrap_or(0);
+    let new_trials = current.get("trials").and_then(Value::as_u64).unwrap_or(0);
+    current["trials"] = json!(old_trials.max(new_trials));
+}
+
+/// Writes the manifest atomically (a whole file or none: shards read each other's).
+pub(crate) fn write_manifest(path: &Path, doc: &Value) -> Result<()> {
+    let tmp: PathBuf = path.with_extension("json.tmp");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(doc)?)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// The value at a dotted path (`score.pass_threshold`).
+pub(crate) fn at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.').try_fold(v, |v, k| v.get(k))
+}

@@ -1,0 +1,520 @@
+//! The configuration check: `--resume` (and a shard starting next to its siblings) compares
+//! this invocation with the run folder's [`manifest`](super::manifest) (`run.json`) and with
+//! the journal's records, so that one run folder never mixes trials of two configurations,
+//! and decides which trials are finished.
+//!
+//! What a resume may change:
+//!
+//! - **Freely**: `-j`, the progress bar, the suite's location; more `--trials` or more tasks
+//!   (the run is extended; `run.json` keeps every task's hash and the largest trial count).
+//!   Not for shards: their split of the (task, trial) pairs depends on both, so every shard of
+//!   a run keeps the same tasks and `--trials`.
+//! - **With `--force`**: a task whose files changed (its hash differs) — its finished trials are
+//!   run again; the old records stay in the journal, superseded by the new ones, and
+//!   `run.json` lists the override under `overrides`; another clawrun version with the same
+//!   trace version (also listed).
+//! - **Never**: the agent, the seed, the fault plan (`--faults`, the plan file's contents,
+//!   `ERROR_RATE`), the judge, the user model, `--max-tokens`, the score settings, the trace
+//!   version, and the shard layout of the folder. Records of another configuration cannot be
+//!   told apart in the report; such a run continues in another `--out`.
+//!
+//! A scored trial whose trace file is gone is run again (with a note on stderr).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use clawrun_report::{Status, TrialRecord};
+use serde_json::{Map, Value, json};
+
+use super::journal::read_journal;
+use super::manifest::{
+    at, manifest, manifest_name, merge_into, read_manifest, sibling_manifests, write_manifest,
+};
+use super::runner::RunOptions;
+use crate::faults::{FaultPlan, trial_seed};
+use crate::trial::TaskEnv;
+
+/// What this invocation found in its run folder.
+#[derive(Debug, Default)]
+pub struct Resume {
+    /// (task, trial) pairs whose latest record is scored, for the task as it is now, with
+    /// the trace on disk.
+    finished: BTreeSet<(String, u32)>,
+}
+
+impl Resume {
+    /// Whether trial `trial` of `task` is done and is skipped.
+    pub fn is_finished(&self, task: &str, trial: u32) -> bool {
+        self.finished.contains(&(task.to_string(), trial))
+    }
+}
+
+/// One difference between what the run folder holds and this invocation.
+struct Mismatch {
+    /// The field (`seed`, `faults`, `tasks.T002_email_triage`, ...).
+    field: String,
+    /// Where the recorded value is (`run.json`, `journal.jsonl:12`).
+    source: String,
+    /// The recorded value, for people.
+    recorded: String,
+    /// This invocation's value, for people.
+    given: String,
+    /// Whether `--force` may override it.
+    forceable: bool,
+    /// What to do.
+    hint: String,
+}
+
+/// The configuration fields compared, each with the flag that sets it.
+const FIELDS: &[(&str, Option<&str>)] = &[
+    ("agent", Some("--agent")),
+    ("seed", Some("--seed")),
+    ("judge", Some("--judge")),
+    ("user_model", Some("--user-model")),
+    ("max_tokens", Some("--max-tokens")),
+    ("disk_quota", Some("--disk-quota")),
+    ("inode_quota", Some("--inode-quota")),
+    ("score.pass_threshold", Some("--pass-threshold")),
+    ("score.completion_weight", None),
+    ("score.robustness_weight", None),
+    ("trace_version", None),
+];
+
+/// Checks this invocation against the run folder (`--resume`: its own manifest and journal;
+/// always: the manifests of other shards in the folder), writes the merged manifest, and
+/// returns the finished trials. Refuses a mismatch with every differing field, both values
+/// and what to do.
+pub fn prepare(
+    options: &RunOptions,
+    plan: Option<&FaultPlan>,
+    tasks: &[TaskEnv],
+    journal_path: &Path,
+) -> Result<Resume> {
+    let mut current = manifest(options, plan, tasks);
+    let own_name = manifest_name(options);
+    let own_path = options.out.join(&own_name);
+    let mut mismatches = Vec::new();
+    let mut notes = Vec::new();
+
+    let recorded = if options.resume {
+        read_manifest(&own_path)?
+    } else {
+        None
+    };
+    if let Some(old) = &recorded {
+        compare(
+            old,
+            &current,
+            &own_name,
+            options.shard.is_some(),
+            &mut mismatches,
+            &mut notes,
+        );
+    }
+    for (name, other) in sibling_manifests(&options.out, &own_name)? {
+        if let Some(m) = shard_layout(&other, &current, &name) {
+            mismatches.push(m);
+            continue;
+        }
+        compare(&other, &current, &name, true, &mut mismatches, &mut notes);
+    }
+
+    let (records, _) = if options.resume {
+        read_journal(journal_path)?
+    } else {
+        (Vec::new(), 0)
+    };
+    let journal_name = file_name(journal_path);
+    if options.resume && recorded.is_none() && !records.is_empty() {
+        notes.push(format!(
+            "{own_name} is missing: checking the configuration against the records of {journal_name} only"
+        ));
+    }
+    let latest = latest_with_lines(records);
+    let accepted = recorded.as_ref().and_then(|r| r.get("tasks"));
+    check_records(
+        options,
+        tasks,
+        &latest,
+        &journal_name,
+        accepted,
+        &mut mismatches,
+    );
+
+    // One complaint per field: run.json's comes first, then the journal's.
+    let mut seen = BTreeSet::new();
+    mismatches.retain(|m| seen.insert(m.field.clone()));
+    let blocking: Vec<&Mismatch> = mismatches
+        .iter()
+        .filter(|m| !(m.forceable && options.force))
+        .collect();
+    for n in &notes {
+        eprintln!("clawrun: note: {n}");
+    }
+    if !blocking.is_empty() {
+        let lines: Vec<String> = blocking.iter().map(|m| describe(m)).collect();
+        bail!(
+            "cannot continue the run in {}: it holds trials of another configuration\n  {}",
+            options.out.display(),
+            lines.join("\n  ")
+        );
+    }
+
+    // Overrides (all forced by now) are kept in the manifest.
+    let mut overrides: Vec<Value> = recorded
+        .as_ref()
+        .and_then(|o| o.get("overrides"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for m in &mismatches {
+        eprintln!(
+            "clawrun: --force: {}: the run used {}, now {}{}",
+            m.field,
+            m.recorded,
+            m.given,
+            if m.field.starts_with("tasks.") {
+                "; its finished trials run again (the old records stay in the journal, superseded)"
+            } else {
+                ""
+            }
+        );
+        overrides.push(json!({"field": m.field, "was": m.recorded, "now": m.given}));
+    }
+    if let Some(old) = &recorded {
+        merge_into(&mut current, old);
+    }
+    if !overrides.is_empty() {
+        current["overrides"] = Value::Array(overrides);
+    }
+    write_manifest(&own_path, &current)?;
+
+    let mut finished = BTreeSet::new();
+    let hashes: BTreeMap<&str, String> = tasks
+        .iter()
+        .map(|t| (t.id(), t.loaded.hash_hex()))
+        .collect();
+    for ((task, trial), (_, record)) in &latest {
+        let Some(hash) = hashes.get(task.as_str()) else {
+            continue;
+        };
+        if record.status != Status::Scored || *trial >= options.trials || *hash != record.task_hash
+        {
+            continue;
+        }
+        let trace = options.out.join(&record.trace);
+        if !trace.is_file() {
+            eprintln!(
+                "clawrun: note: {} is missing: running trial {task}/{trial} again",
+                trace.display()
+            );
+            continue;
+        }
+        finished.insert((task.clone(), *trial));
+    }
+    Ok(Resume { finished })
+}
+
+/// A refusal when `other` (another manifest in the folder) is laid out in other shards than
+/// this invocation.
+fn shard_layout(other: &Value, current: &Value, name: &str) -> Option<Mismatch> {
+    let count = |v: &Value| {
+        v.get("shard")
+            .and_then(Value::as_str)
+            .and_then(|s| s.split_once('/'))
+            .map(|(_, n)| n.to_string())
+    };
+    let (theirs, ours) = (count(other), count(current));
+    if theirs == ours {
+        return None;
+    }
+    let show = |c: &Option<String>| match c {
+        Some(n) => format!("{n} shards"),
+        None => "unsharded".to_string(),
+    };
+    Some(Mismatch {
+        field: "shard".into(),
+        source: name.into(),
+        recorded: show(&theirs),
+        given: show(&ours),
+        forceable: false,
+        hint: match theirs {
+            Some(n) => format!(
+                "a run folder holds one run: pass --shards {n} (or --shard I/{n}) like its other shards, or choose another --out"
+            ),
+            None => {
+                "a run folder holds one run: run without --shard, or choose another --out".into()
+            }
+        },
+    })
+}
+
+/// Adds the differences between the `recorded` manifest (file `name`) and `current`;
+/// `sharded`: the split depends on the task set and the trial count, which must then agree.
+fn compare(
+    recorded: &Value,
+    current: &Value,
+    name: &str,
+    sharded: bool,
+    out: &mut Vec<Mismatch>,
+    notes: &mut Vec<String>,
+) {
+    let mut unrecorded = Vec::new();
+    for (field, flag) in FIELDS {
+        let (Some(old), Some(new)) = (at(recorded, field), at(current, field)) else {
+            unrecorded.push(format!("`{field}`"));
+            continue;
+        };
+        if old != new {
+            let hint = match flag {
+                Some(flag) if old.is_null() => format!(
+                    "leave out {flag} to continue this run, or choose another --out for a new one"
+                ),
+                Some(flag) => format!(
+                    "pass {flag} {} to continue this run, or choose another --out for a new one",
+                    show(old)
+                ),
+                None if *field == "trace_version" => "finish this run with the clawrun that started it, or choose another --out for a new one".into(),
+                None => "continue this run with its score settings, or choose another --out for a new one".into(),
+            };
+            out.push(Mismatch {
+                field: field.to_string(),
+                source: name.into(),
+                recorded: show(old),
+                given: show(new),
+                forceable: false,
+                hint,
+            });
+        }
+    }
+    if recorded.get("fault_plan").is_none() {
+        unrecorded.push("`fault_plan` (only the --faults text is compared)".into());
+    }
+    if !unrecorded.is_empty() {
+        notes.push(format!(
+            "{name} was written by an older clawrun and does not record {}; not checked",
+            unrecorded.join(", ")
+        ));
+    }
+    faults(recorded, current, name, out);
+    if let (Some(old), Some(new)) = (
+        at(recorded, "clawrun_version"),
+        at(current, "clawrun_version"),
+    ) && old != new
+    {
+        out.push(Mismatch {
+            field: "clawrun_version".into(),
+            source: name.into(),
+            recorded: show(old),
+            given: show(new),
+            forceable: true,
+            hint: "finish the run with the clawrun that started it, choose another --out, or pass \
+                   --force to continue with this build (the trace version is the same; run.json \
+                   lists the override)"
+                .into(),
+        });
+    }
+    let empty = Map::new();
+    let old_tasks = recorded
+        .get("tasks")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let new_tasks = current
+        .get("tasks")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    for (id, new) in new_tasks {
+        if let Some(old) = old_tasks.get(id)
+            && old != new
+        {
+            out.push(task_changed(id, name, &show(old), &show(new)));
+        }
+    }
+    if sharded {
+        let (old_ids, new_ids): (Vec<&String>, Vec<&String>) =
+            (old_tasks.keys().collect(), new_tasks.keys().collect());
+        if old_ids != new_ids {
+            out.push(Mismatch {
+                field: "tasks".into(),
+                source: name.into(),
+                recorded: list(&old_ids),
+                given: list(&new_ids),
+                forceable: false,
+                hint: "a shard's (task, trial) pairs depend on the whole selection: give every \
+                       shard of the run the same TASKS, or choose another --out"
+                    .into(),
+            });
+        }
+        if let (Some(old), Some(new)) = (at(recorded, "trials"), at(current, "trials"))
+            && old != new
+        {
+            out.push(Mismatch {
+                field: "trials".into(),
+                source: name.into(),
+                recorded: show(old),
+                given: show(new),
+                forceable: false,
+                hint: format!(
+                    "a shard's (task, trial) pairs depend on the trial count: pass --trials {} \
+                     like the run's other shards, or choose another --out",
+                    show(old)
+                ),
+            });
+        }
+    }
+}
+
+/// The fault plan: the same plan (by hash) under any spelling is fine; another plan is not.
+fn faults(recorded: &Value, current: &Value, name: &str, out: &mut Vec<Mismatch>) {
+    let spec = |v: &Value| show(v.get("faults").unwrap_or(&Value::Null));
+    let (old_spec, new_spec) = (spec(recorded), spec(current));
+    let differs = match (recorded.get("fault_plan"), current.get("fault_plan")) {
+        (Some(old), Some(new)) => old != new,
+        _ => old_spec != new_spec,
+    };
+    if !differs {
+        return;
+    }
+    let with_plan = |spec: &str, v: &Value| match v.get("fault_plan").and_then(Value::as_str) {
+        Some(h) => format!("{spec} (plan {})", &h[..h.len().min(12)]),
+        None => spec.to_string(),
+    };
+    let hint = if old_spec == new_spec {
+        "the plan file's contents or ERROR_RATE changed since the run started: restore them to \
+         continue this run, or choose another --out for a new one"
+            .to_string()
+    } else {
+        format!(
+            "pass --faults {old_spec} to continue this run, or choose another --out for a new one"
+        )
+    };
+    out.push(Mismatch {
+        field: "faults".into(),
+        source: name.into(),
+        recorded: with_plan(&old_spec, recorded),
+        given: with_plan(&new_spec, current),
+        forceable: false,
+        hint,
+    });
+}
+
+/// A task whose hash changed since its trials ran.
+fn task_changed(id: &str, source: &str, old: &str, new: &str) -> Mismatch {
+    Mismatch {
+        field: format!("tasks.{id}"),
+        source: source.into(),
+        recorded: format!("task hash {}", &old[..old.len().min(12)]),
+        given: format!("task hash {}", &new[..new.len().min(12)]),
+        forceable: true,
+        hint: "the task's files changed since its trials ran: restore them, leave the task out, \
+               choose another --out, or pass --force to run its finished trials again (the old \
+               records stay in the journal, superseded)"
+            .into(),
+    }
+}
+
+/// Checks the journal's latest records: the agent, the trial seeds and the task hashes. A
+/// record of another task hash is no mismatch when the manifest already holds the task's
+/// current hash (`accepted`: an earlier `--force` took the change; the record is superseded
+/// and its trial runs again).
+fn check_records(
+    options: &RunOptions,
+    tasks: &[TaskEnv],
+    latest: &BTreeMap<(String, u32), (usize, TrialRecord)>,
+    journal: &str,
+    accepted: Option<&Value>,
+    out: &mut Vec<Mismatch>,
+) {
+    let agent = options.agent.describe();
+    let hashes: BTreeMap<&str, String> = tasks
+        .iter()
+        .map(|t| (t.id(), t.loaded.hash_hex()))
+        .collect();
+    for ((task, trial), (line, r)) in latest {
+        let source = format!("{journal}:{line}");
+        if r.agent != agent {
+            out.push(Mismatch {
+                field: "agent".into(),
+                source: format!("{source}, trial {task}/{trial}"),
+                recorded: r.agent.clone(),
+                given: agent.clone(),
+                forceable: false,
+                hint: format!(
+                    "pass --agent {} to continue this run, or choose another --out for a new one",
+                    r.agent
+                ),
+            });
+        }
+        let expected = trial_seed(options.seed, task, *trial);
+        if r.seed != expected {
+            out.push(Mismatch {
+                field: "seed".into(),
+                source: format!("{source}, trial {task}/{trial}"),
+                recorded: format!("trial seed {}", r.seed),
+                given: format!("--seed {} (trial seed {expected})", options.seed),
+                forceable: false,
+                hint: "pass the --seed the run was started with to continue it, or choose \
+                       another --out for a new run"
+                    .into(),
+            });
+        }
+        if let Some(hash) = hashes.get(task.as_str())
+            && *hash != r.task_hash
+            && accepted
+                .and_then(|a| a.get(task.as_str()))
+                .and_then(Value::as_str)
+                != Some(hash.as_str())
+        {
+            out.push(task_changed(task, &source, &r.task_hash, hash));
+        }
+    }
+}
+
+/// One line of the refusal.
+fn describe(m: &Mismatch) -> String {
+    format!(
+        "{}: the run used {} ({}), this invocation {} (hint: {})",
+        m.field, m.recorded, m.source, m.given, m.hint
+    )
+}
+
+/// The latest record per (task, trial) with its journal line (from 1).
+fn latest_with_lines(records: Vec<TrialRecord>) -> BTreeMap<(String, u32), (usize, TrialRecord)> {
+    let mut out = BTreeMap::new();
+    for (i, r) in records.into_iter().enumerate() {
+        out.insert((r.task_id.clone(), r.trial), (i + 1, r));
+    }
+    out
+}
+
+/// A value for people: `none` for null, strings bare.
+fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "none".into(),
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+/// A list of task ids for people (at most 5 shown).
+fn list(ids: &[&String]) -> String {
+    let shown: Vec<&str> = ids.iter().take(5).map(|s| s.as_str()).collect();
+    let more = ids.len().saturating_sub(5);
+    if more > 0 {
+        format!(
+            "{} tasks ({}, ... {more} more)",
+            ids.len(),
+            shown.join(", ")
+        )
+    } else {
+        format!("{} tasks ({})", ids.len(), shown.join(", "))
+    }
+}
+
+/// The file name of `path`, for messages.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
