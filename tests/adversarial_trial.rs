@@ -445,3 +445,37 @@ answer: done
         verdict.items
     );
 }
+
+#[test]
+fn random_differs_between_tool_calls_and_replays_identically() {
+    let task = r#"
+task_id: adv_random
+prompt: {text: "Roll"}
+rubric:
+  - name: wrote
+    weight: 1.0
+    check: {type: file_exists, path: /workspace/out.txt}
+oracle:
+  steps:
+    - call: Write
+      args: {file_path: out.txt, content: ok}
+  answer: done
+"#;
+    let suite = suite_with("adv_random", task, &[]);
+    let script = "steps:\n  - call: Bash\n    args: {command: \"echo $RANDOM $RANDOM\"}\n  - call: Bash\n    args: {command: \"echo $RANDOM $RANDOM\"}\nanswer: done\n";
+    let rolls = |events: &[Event]| -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::ToolResult { output, .. } => Some(output.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (_, first) = run_script(suite.path(), "adv_random", script, |_| {});
+    let (_, again) = run_script(suite.path(), "adv_random", script, |_| {});
+    let (a, b) = (rolls(&first), rolls(&again));
+    assert_eq!(a.len(), 2);
+    assert_ne!(a[0], a[1], "two calls of one trial rolled the same numbers");
+    assert_eq!(a, b, "the same trial rolls the same numbers");
+}

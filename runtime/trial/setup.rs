@@ -125,6 +125,8 @@ pub struct TrialEnv {
     pub seed: u64,
     /// Sandbox limits the trial's tool calls hit (`fuel`, `memory`, ...), by name.
     pub limits: std::collections::BTreeSet<&'static str>,
+    /// System-tool calls made so far (each gets its own seed, see [`TrialEnv::tool_env`]).
+    pub tool_calls: u64,
 }
 
 impl TaskEnv {
@@ -252,15 +254,23 @@ impl TaskEnv {
             faults,
             seed,
             limits: Default::default(),
+            tool_calls: 0,
         }
     }
 }
 
 impl TrialEnv {
-    /// What the trial's tool calls run with.
-    pub fn tool_env(&self) -> ToolEnv {
+    /// What the trial's next tool call runs with: the trial's clock and faults, and a seed of
+    /// its own derived from the trial's seed and the call's number (so `$RANDOM`, temporary
+    /// names and every other guest random byte differ between calls, reproducibly).
+    pub fn tool_env(&mut self) -> ToolEnv {
+        self.tool_calls += 1;
+        let mut material = [0u8; 16];
+        material[..8].copy_from_slice(&self.seed.to_le_bytes());
+        material[8..].copy_from_slice(&self.tool_calls.to_le_bytes());
+        let key = blake3::derive_key("clawrun 2026-11 tool call seed", &material);
         ToolEnv {
-            seed: self.seed,
+            seed: u64::from_le_bytes(key[..8].try_into().expect("8 bytes")),
             clock: self.clock.clone(),
             faults: Some(self.faults.clone()),
         }
