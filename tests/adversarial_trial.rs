@@ -479,3 +479,27 @@ oracle:
     assert_ne!(a[0], a[1], "two calls of one trial rolled the same numbers");
     assert_eq!(a, b, "the same trial rolls the same numbers");
 }
+
+#[test]
+fn clawrun_tool_runs_under_the_disk_quota() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args([
+            "tool",
+            "Bash",
+            r#"{"command": "echo x > f; i=0; while [ $i -lt 30 ]; do cat f f > g && mv g f || break; i=$((i+1)); done; echo doublings $i"}"#,
+            "--disk-quota",
+            "1MiB",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // `cat f f > g` needs room for f and g: 2 bytes doubled 18 times (512 KiB) is the last
+    // that fits in 1 MiB.
+    assert!(stdout.contains("doublings 18"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "[sandbox: no space left on device (the sandbox's disk quota of 1048576 bytes is full)]"
+        ),
+        "{stdout}"
+    );
+}

@@ -11,6 +11,7 @@ use crate::faults::{self, FaultInjector, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::tools::{self, ToolCall, ToolEnv, ToolState, Toolbox, WORKSPACE};
+use crate::trial::setup::DiskLimits;
 
 /// Arguments of `clawrun tool`.
 #[derive(Debug, clap::Args)]
@@ -35,6 +36,9 @@ pub struct ToolArgs {
     /// `fs:<op>:<path>` points.
     #[arg(long, value_name = "PLAN", default_value = "none")]
     faults: String,
+    /// Bytes the tool may add to the workspace (e.g. 1GiB); past it, writes fail with ENOSPC.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB", value_parser = super::size::parse_size)]
+    disk_quota: u64,
 }
 
 /// Runs `clawrun tool`: 0 when the tool succeeded, 1 when it reported a tool error.
@@ -76,6 +80,11 @@ pub fn run(args: ToolArgs) -> Result<i32> {
         }
         None => None,
     };
+    let disk = DiskLimits {
+        bytes: args.disk_quota,
+        ..DiskLimits::default()
+    };
+    vfs.set_quota(disk.quota_over(vfs.usage()));
     let mut base = vfs.fork();
 
     let sandbox = Sandbox::new(SandboxConfig::default())?;
