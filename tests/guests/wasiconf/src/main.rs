@@ -8,7 +8,9 @@
 //! - `dotdot`: `..` from a subdirectory handle may not climb above that handle;
 //! - `sync`: SYNC/DSYNC/RSYNC given to `path_open` come back in `fd_fdstat_get`;
 //! - `poll`: a clock subscription polled with ready stdout/stderr writes does not fire;
-//! - `write0`: a zero-length `fd_write` to a descriptor that is not open.
+//! - `write0`: a zero-length `fd_write` to a descriptor that is not open;
+//! - `plant <exit> [NAME=TARGET]...`: writes `planted.txt`, creates the symlinks (printing
+//!   each one's errno), then exits with `<exit>` (for write-back tests).
 
 #[cfg(all(target_os = "wasi", target_env = "p1"))]
 mod p1;

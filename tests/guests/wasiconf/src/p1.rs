@@ -251,6 +251,20 @@ pub fn run(dir: &str, scenario: &str) {
             let e = unsafe { fd_write(99, iov.as_ptr(), 1, &mut n) };
             println!("write0_bad_fd: {}", errno(e));
         }
+        "plant" => {
+            // plant <exit> [NAME=TARGET]...: writes planted.txt, creates the symlinks, exits.
+            let rest: Vec<String> = std::env::args().skip(3).collect();
+            let code: i32 = rest.first().and_then(|c| c.parse().ok()).unwrap_or(0);
+            std::fs::write(format!("{dir}/planted.txt"), b"planted\n").unwrap();
+            for spec in rest.iter().skip(1) {
+                let (name, target) = spec.split_once('=').expect("NAME=TARGET");
+                if let Some(parent) = name.rsplit_once('/').map(|(p, _)| p) {
+                    std::fs::create_dir_all(format!("{dir}/{parent}")).unwrap();
+                }
+                println!("{name}: {}", errno(symlink(fd, target, name)));
+            }
+            std::process::exit(code);
+        }
         other => {
             eprintln!("unknown scenario {other}");
             std::process::exit(2);
