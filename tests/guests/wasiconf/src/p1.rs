@@ -250,6 +250,8 @@ pub fn run(dir: &str, scenario: &str) {
             let mut n = 0;
             let e = unsafe { fd_write(99, iov.as_ptr(), 1, &mut n) };
             println!("write0_bad_fd: {}", errno(e));
+            let e = unsafe { fd_write(99, iov.as_ptr(), 0, &mut n) };
+            println!("write_no_iovecs_bad_fd: {}", errno(e));
         }
         "plant" => {
             // plant <exit> [NAME=TARGET]...: writes planted.txt, creates the symlinks, exits.
