@@ -85,6 +85,119 @@ fn write_back_exports_exactly_the_changes() {
     assert_eq!(read("input.txt"), "hello clawrun\n");
 }
 
+/// Runs `wasiconf /data plant <exit> LINKS...` over `data` with `write_back` flags.
+fn plant(data: &Path, write_back: &str, exit: &str, links: &[&str]) -> Output {
+    let bin = tempfile::tempdir().unwrap();
+    let prog = guest_file(bin.path(), "wasiconf", Target::P1);
+    let spec = format!("{}::/data", data.display());
+    let mut args = vec![
+        "exec", "--dir", &spec, write_back, &prog, "--", "/data", "plant", exit,
+    ];
+    args.extend_from_slice(links);
+    clawrun(&args)
+}
+
+#[test]
+fn write_back_by_default_only_after_a_zero_exit() {
+    let data = host_tree();
+    let out = plant(data.path(), "--write-back", "3", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("not writing changes back")
+            && text(&out.stderr).contains("--write-back=always"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!data.path().join("planted.txt").exists());
+
+    let out = plant(data.path(), "--write-back=always", "3", &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(data.path().join("planted.txt").exists());
+
+    let data = host_tree();
+    let out = plant(data.path(), "--write-back", "0", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(data.path().join("planted.txt").exists());
+}
+
+/// Asserts that a write-back was refused naming `link` and that nothing reached the host.
+fn assert_refused(out: &Output, data: &Path, link: &str, why: &str) {
+    let err = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("refusing to write back symlink \"{link}\""))
+            && err.contains(why)
+            && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert!(!data.join("planted.txt").exists(), "{err}");
+    assert!(std::fs::symlink_metadata(data.join(link)).is_err(), "{err}");
+}
+
+#[test]
+fn write_back_refuses_symlinks_leading_out_of_the_folder() {
+    // Climbing above the folder, lexically.
+    let data = host_tree();
+    let out = plant(data.path(), "--write-back", "0", &["sub/up=../.."]);
+    assert_refused(&out, data.path(), "sub/up", "climbs above");
+    // Through a missing directory: the host could create it later.
+    let data = host_tree();
+    let out = plant(data.path(), "--write-back", "0", &["later=missing/../../x"]);
+    assert_refused(&out, data.path(), "later", "climbs above");
+    // Through a symlink the host folder already had, with an absolute target: the old link
+    // itself is tolerated (it was there before), the new one leading through it is not.
+    let data = host_tree();
+    std::os::unix::fs::symlink("/etc", data.path().join("etc-link")).unwrap();
+    let out = plant(data.path(), "--write-back", "0", &["pw=etc-link/passwd"]);
+    assert_refused(&out, data.path(), "pw", "absolute target");
+    // Through a new link that is itself fine (`a/s -> ..` is the folder itself).
+    let data = host_tree();
+    let out = plant(data.path(), "--write-back", "0", &["a/s=..", "b=a/s/../x"]);
+    assert_refused(&out, data.path(), "b", "climbs above");
+    // The same links staying inside are written back, next to the pre-existing absolute one.
+    let data = host_tree();
+    std::os::unix::fs::symlink("/etc", data.path().join("etc-link")).unwrap();
+    let out = plant(
+        data.path(),
+        "--write-back",
+        "0",
+        &["a/s=..", "b=a/s/input.txt"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(data.path().join("b")).unwrap(),
+        "hello clawrun\n"
+    );
+    assert!(data.path().join("planted.txt").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn write_back_swaps_in_a_staged_copy_and_leaves_no_stage_behind() {
+    use std::os::unix::fs::MetadataExt;
+    let parent = tempfile::tempdir().unwrap();
+    let data = parent.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("input.txt"), "hello clawrun\n").unwrap();
+    let before = std::fs::metadata(data.join("input.txt")).unwrap().ino();
+    let folder_before = std::fs::metadata(&data).unwrap().ino();
+    let out = plant(&data, "--write-back", "0", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // A new folder (the staged copy) took the old one's place; the unchanged file in it is
+    // the same inode (hard-linked into the stage, never rewritten).
+    assert_ne!(std::fs::metadata(&data).unwrap().ino(), folder_before);
+    assert_eq!(
+        std::fs::metadata(data.join("input.txt")).unwrap().ino(),
+        before
+    );
+    assert!(data.join("planted.txt").exists());
+    let names: Vec<String> = std::fs::read_dir(parent.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["data"]);
+}
+
 #[test]
 fn read_only_dirs_are_not_written_back_and_refuse_writes() {
     let bin = tempfile::tempdir().unwrap();

@@ -9,6 +9,7 @@ use cap_std::fs::Dir;
 use clawrun_vfs::Vfs;
 
 use super::UsageError;
+use super::write_back::{Target, WriteBack, write_back};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{
     DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_OUTPUT_CAP, Mount, RunConfig, Sandbox, SandboxConfig,
@@ -44,9 +45,18 @@ pub struct ExecArgs {
     /// Print the filesystem's final blake3 root hash on stderr (`root-hash: <hex>`).
     #[arg(long)]
     hash: bool,
-    /// Copy the program's changes back to the writable host folders.
-    #[arg(long)]
-    write_back: bool,
+    /// Copy the program's changes back to the writable host folders: after a zero exit only
+    /// (`--write-back`) or whatever the exit (`--write-back=always`). Refused, with nothing
+    /// written, if a symlink would be absolute or lead out of its folder.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "on-success"
+    )]
+    write_back: Option<WriteBack>,
     /// Compile without the on-disk compile cache.
     #[arg(long)]
     no_cache: bool,
@@ -141,7 +151,6 @@ pub fn run(args: ExecArgs) -> Result<i32> {
     let mut vfs = Vfs::new();
     // Imported files get the virtual epoch as their times, never the host's.
     vfs.set_now(clock.timestamp());
-    let mut hosts = Vec::with_capacity(specs.len());
     for spec in &specs {
         let dir = Dir::open_ambient_dir(&spec.host, ambient_authority()).map_err(|e| {
             UsageError(format!(
@@ -156,7 +165,6 @@ pub fn run(args: ExecArgs) -> Result<i32> {
             .with_context(|| format!("creating {} in the VFS", spec.guest))?;
         vfs.import_dir(at, &dir)
             .map_err(|e| UsageError(format!("importing '{}': {e}", spec.host.display())))?;
-        hosts.push(dir);
     }
     let disk = DiskLimits {
         bytes: args.disk_quota,
@@ -220,11 +228,26 @@ pub fn run(args: ExecArgs) -> Result<i32> {
     if args.hash {
         writeln!(err, "root-hash: {}", after.root_hash().to_hex())?;
     }
-    if args.write_back {
-        for (spec, dir) in specs.iter().zip(&hosts).filter(|(s, _)| s.writable) {
-            Vfs::export_changes(&mut base, &mut after, &spec.guest, dir)
-                .with_context(|| format!("writing changes back to '{}'", spec.host.display()))?;
+    match args.write_back {
+        Some(WriteBack::OnSuccess) if outcome.status != Status::Exited(0) => {
+            writeln!(
+                err,
+                "clawrun: not writing changes back: the program did not exit with status 0 \
+                 (use --write-back=always to write them anyway)"
+            )?;
         }
+        Some(_) => {
+            let targets: Vec<Target<'_>> = specs
+                .iter()
+                .filter(|s| s.writable)
+                .map(|s| Target {
+                    guest: &s.guest,
+                    host: &s.host,
+                })
+                .collect();
+            write_back(&mut base, &mut after, &targets)?;
+        }
+        None => {}
     }
     Ok(match outcome.status {
         Status::Exited(code) => code,

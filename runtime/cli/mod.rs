@@ -12,6 +12,7 @@ mod services;
 mod size;
 mod tool;
 mod validate;
+mod write_back;
 
 use clap::{Parser, Subcommand};
 

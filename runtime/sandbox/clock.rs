@@ -1,8 +1,18 @@
 //! Virtual time: a wall clock and a monotonic clock that only move when the guest sleeps (or
 //! when the host advances them, e.g. for injected latency). Nothing ever blocks on real time.
+//!
+//! A sleep moves time only when nothing else in the same `poll` is ready: its readiness
+//! future first reports pending (and wakes itself), so the poll returns the other ready
+//! pollables; only if the whole list was pending does the next pass move the clock, and then
+//! only to the earliest deadline still waited for (so a 1 s and a 5 s timeout polled together
+//! fire one after the other, as in real time).
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use wasmtime::component::Resource;
@@ -23,6 +33,9 @@ pub struct VirtualClock {
 struct ClockInner {
     epoch: Duration,
     elapsed_ns: AtomicU64,
+    /// Deadlines of the sleeps currently being polled (deadline -> how many), so a pass that
+    /// finds nothing ready advances only to the earliest.
+    waiting: Mutex<BTreeMap<u64, usize>>,
 }
 
 impl Default for VirtualClock {
@@ -38,6 +51,7 @@ impl VirtualClock {
             inner: Arc::new(ClockInner {
                 epoch,
                 elapsed_ns: AtomicU64::new(0),
+                waiting: Mutex::new(BTreeMap::new()),
             }),
         }
     }
@@ -55,6 +69,13 @@ impl VirtualClock {
     /// Moves time forward to `ns` since the epoch, if it is not there already.
     pub fn advance_to(&self, ns: u64) {
         self.inner.elapsed_ns.fetch_max(ns, Ordering::SeqCst);
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, usize>> {
+        self.inner
+            .waiting
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     /// The wall-clock reading, as a duration since the Unix epoch.
@@ -101,7 +122,70 @@ struct VirtualSleep {
 #[async_trait::async_trait]
 impl Pollable for VirtualSleep {
     async fn ready(&mut self) {
-        self.clock.advance_to(self.deadline_ns);
+        SleepReady {
+            clock: &self.clock,
+            deadline_ns: self.deadline_ns,
+            waiting: false,
+        }
+        .await
+    }
+}
+
+/// One poll's wait for a [`VirtualSleep`] (see the module docs for the two passes).
+struct SleepReady<'a> {
+    clock: &'a VirtualClock,
+    deadline_ns: u64,
+    /// Whether the deadline is registered in the clock's waiting set.
+    waiting: bool,
+}
+
+impl Future for SleepReady<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let clock = self.clock;
+        let deadline = self.deadline_ns;
+        if clock.elapsed_ns() >= deadline {
+            return Poll::Ready(());
+        }
+        let mut waiting = clock.waiting();
+        if !self.waiting {
+            // First pass: give the other pollables of this poll the chance to be ready.
+            *waiting.entry(deadline).or_insert(0) += 1;
+            drop(waiting);
+            self.waiting = true;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        // A later pass: the poll found nothing else ready. The earliest sleep moves time.
+        if waiting
+            .keys()
+            .next()
+            .is_some_and(|&first| first >= deadline)
+        {
+            drop(waiting);
+            clock.advance_to(deadline);
+            return Poll::Ready(());
+        }
+        // An earlier sleep of this poll moves time first; look again after it has.
+        drop(waiting);
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+impl Drop for SleepReady<'_> {
+    fn drop(&mut self) {
+        if !self.waiting {
+            return;
+        }
+        let mut waiting = self.clock.waiting();
+        if let Some(n) = waiting.get_mut(&self.deadline_ns) {
+            *n -= 1;
+            if *n == 0 {
+                waiting.remove(&self.deadline_ns);
+            }
+        }
     }
 }
 

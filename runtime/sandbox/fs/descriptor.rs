@@ -30,8 +30,6 @@ pub struct Descriptor {
     pub(super) fs: SharedFs,
     pub(super) ino: Ino,
     pub(super) kind: DescriptorKind,
-    /// Root of the preopen this descriptor was reached from: path resolution never leaves it.
-    pub(super) root: Ino,
     /// Index of that preopen (renames and links across preopens are `cross-device`).
     pub(super) preopen: usize,
     /// Files: opened for reading.
@@ -40,6 +38,8 @@ pub struct Descriptor {
     pub(super) write: bool,
     /// Directories: entries below may be created, changed or removed.
     pub(super) mutate: bool,
+    /// The synchronisation flags it was opened with (reported back by `get-flags`).
+    pub(super) sync: super::bindings::wasi::filesystem::types::DescriptorFlags,
     /// Guest path at open time (fault points and messages).
     pub(super) path: String,
 }
@@ -52,11 +52,11 @@ impl Descriptor {
             fs: fs.clone(),
             ino: preopen.ino,
             kind: DescriptorKind::Directory,
-            root: preopen.ino,
             preopen: index,
             read: true,
             write: false,
             mutate: preopen.writable,
+            sync: Default::default(),
             path: preopen.guest_path.clone(),
         }
     }

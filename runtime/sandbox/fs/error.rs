@@ -51,6 +51,7 @@ impl From<VfsError> for ErrorCode {
             VfsError::Loop => ErrorCode::Loop,
             VfsError::NonUtf8Name(_) => ErrorCode::IllegalByteSequence,
             VfsError::Host { .. } => ErrorCode::Io,
+            VfsError::UnsafeSymlink { .. } => ErrorCode::NotPermitted,
         }
     }
 }

@@ -20,16 +20,35 @@ use types::{
 /// Largest buffer returned by one positional `read`.
 const MAX_READ: u64 = 1024 * 1024;
 
+/// The synchronisation flags a descriptor keeps and reports back in `get-flags`. Every write
+/// to the in-memory VFS is complete when the call returns, so all three hold trivially.
+fn sync_flags() -> DescriptorFlags {
+    DescriptorFlags::FILE_INTEGRITY_SYNC
+        | DescriptorFlags::DATA_INTEGRITY_SYNC
+        | DescriptorFlags::REQUESTED_WRITE_SYNC
+}
+
+/// The parent and name for a new entry at `path` (which `r` resolved and found missing). A
+/// trailing `/` names a directory, so a missing final name with one is `no-entry` for calls
+/// that create files or links (as `linkat`/`symlinkat` on Linux).
+fn new_entry<'r>(r: &'r Resolved, path: &str) -> Result<(Ino, &'r str), ErrorCode> {
+    let entry = r.entry(ErrorCode::Exist)?;
+    if path.ends_with('/') {
+        return Err(ErrorCode::NoEntry);
+    }
+    Ok(entry)
+}
+
 /// The fields of a descriptor a call needs, copied out so the table borrow ends.
 #[derive(Clone)]
 struct Desc {
     ino: Ino,
     kind: DescriptorKind,
-    root: Ino,
     preopen: usize,
     read: bool,
     write: bool,
     mutate: bool,
+    sync: DescriptorFlags,
     path: String,
 }
 
@@ -62,8 +81,10 @@ impl Desc {
         display_path(&self.path, rel)
     }
 
+    /// Resolves `path` from this directory; the directory itself is the boundary (`..` above
+    /// it is `not-permitted`), as the WIT's path resolution rules make every handle a sandbox.
     fn resolve(&self, st: &FsState, path: &str, follow: bool) -> Result<Resolved, ErrorCode> {
-        resolve(&st.vfs, self.root, self.ino, path, follow)
+        resolve(&st.vfs, self.ino, self.ino, path, follow)
     }
 }
 
@@ -73,11 +94,11 @@ impl WasiVfsView<'_> {
         Ok(Desc {
             ino: d.ino,
             kind: d.kind,
-            root: d.root,
             preopen: d.preopen,
             read: d.read,
             write: d.write,
             mutate: d.mutate,
+            sync: d.sync,
             path: d.path.clone(),
         })
     }
@@ -236,7 +257,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     fn get_flags(&mut self, fd: Resource<Descriptor>) -> FsResult<DescriptorFlags> {
         let d = self.desc(&fd)?;
         self.with_fs(FsOp::Stat, &d.path, |_, _| Ok(()))?;
-        let mut flags = DescriptorFlags::empty();
+        let mut flags = d.sync;
         match d.kind {
             DescriptorKind::File => {
                 if d.read {
@@ -426,7 +447,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
             if dst.ino.is_some() {
                 return Err(ErrorCode::Exist);
             }
-            let (parent, name) = dst.entry(ErrorCode::Exist)?;
+            let (parent, name) = new_entry(&dst, &new_path)?;
             Ok(st.vfs.link(target, parent, name)?)
         })
     }
@@ -496,11 +517,11 @@ impl types::HostDescriptor for WasiVfsView<'_> {
             fs: self.ctx.fs.clone(),
             ino,
             kind,
-            root: dir.root,
             preopen: dir.preopen,
             read,
             write: write && kind == DescriptorKind::File,
             mutate: dir.mutate,
+            sync: flags & sync_flags(),
             path: guest_path,
         })
     }
@@ -561,11 +582,15 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         let d = self.desc(&fd)?;
         let dir = d.mutable_dir()?;
         self.with_fs(FsOp::Symlink, &dir.at(&path), |st, _| {
+            // The WIT: an absolute old-path is `not-permitted` (it could never be followed).
+            if target.starts_with('/') {
+                return Err(ErrorCode::NotPermitted);
+            }
             let r = dir.resolve(st, &path, false)?;
             if r.ino.is_some() {
                 return Err(ErrorCode::Exist);
             }
-            let (parent, name) = r.entry(ErrorCode::Exist)?;
+            let (parent, name) = new_entry(&r, &path)?;
             st.vfs.create_symlink(parent, name, &target)?;
             Ok(())
         })

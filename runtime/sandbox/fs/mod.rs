@@ -6,9 +6,10 @@
 //! [`FsFaultHook`] first, so faults can be injected at the host-call boundary.
 //!
 //! Capability rules: a guest sees only its preopens; each preopen is a subtree of the VFS with
-//! read-only or read-write rights; absolute paths, `..` above the preopen and symlinks whose
-//! target leaves the preopen (absolute targets included) are refused with `not-permitted`, as
-//! cap-std refuses them.
+//! read-only or read-write rights; absolute paths, `..` above the directory handle a path is
+//! resolved from and symlinks whose target leaves that directory (absolute targets included)
+//! are refused with `not-permitted`, as cap-std refuses them. Symlinks with absolute targets
+//! cannot be created (`not-permitted`, as the WIT says).
 
 mod descriptor;
 mod error;

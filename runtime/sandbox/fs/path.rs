@@ -1,9 +1,10 @@
 //! Path resolution inside a preopen: the capability boundary.
 //!
 //! Paths are resolved one component at a time from a directory descriptor. Absolute paths,
-//! `..` above the preopen root and symlinks with absolute targets are refused with
-//! `not-permitted`; relative symlink targets are resolved like any other path, so they cannot
-//! leave the preopen either. At most [`MAX_SYMLINKS`] symlinks are followed per path.
+//! `..` above the boundary (the host passes the descriptor's own directory: every handle is a
+//! sandbox, as the WIT's path resolution rules say) and symlinks with absolute targets are
+//! refused with `not-permitted`; relative symlink targets are resolved like any other path, so
+//! they cannot leave the boundary either. At most [`MAX_SYMLINKS`] symlinks are followed per path.
 
 use std::collections::VecDeque;
 

@@ -45,6 +45,20 @@ pub enum VfsError {
         #[source]
         source: std::io::Error,
     },
+    /// A symlink that a host reader following it could be led out of the exported directory by
+    /// (an absolute target, or one climbing above the directory); nothing was exported.
+    #[error(
+        "refusing to write back symlink {path:?} -> {target:?}: {why}; remove or change it, \
+         nothing was written"
+    )]
+    UnsafeSymlink {
+        /// Path of the link relative to the exported directory.
+        path: String,
+        /// Its target, verbatim.
+        target: String,
+        /// Why following it on the host is unsafe.
+        why: &'static str,
+    },
     /// A host file name is not valid UTF-8 (lossy form shown).
     #[error("host file name is not valid utf-8: {0:?}")]
     NonUtf8Name(String),

@@ -51,8 +51,126 @@ impl Vfs {
         apply_dir_modes(host, &dir_modes)
     }
 
+    /// Checks that a host program could safely follow every symlink below directory `dir` once
+    /// exported: none has an absolute target or one that climbs above `dir`, judged both
+    /// lexically and through the symlinks it passes on the way. A link that was already unsafe
+    /// in `before` (the same subtree before the run, e.g. imported from the host as it was) is
+    /// tolerated; one that is new, changed or made unsafe by other changes is not. Fails with
+    /// the first unsafe link in sorted path order ([`VfsError::UnsafeSymlink`]).
+    pub fn check_exportable(&self, dir: Ino, before: Option<(&Vfs, Ino)>) -> Result<()> {
+        self.dir(dir)?;
+        let mut nodes = Vec::new();
+        self.walk_from(dir, "", &mut nodes);
+        for (path, ino, kind) in nodes {
+            if kind != NodeKind::Symlink {
+                continue;
+            }
+            let target = self.readlink(ino)?;
+            let rel = &path[1..];
+            let parent = self.parent_of_entry(dir, rel)?;
+            let Some(why) = self.link_escapes(dir, parent, &target) else {
+                continue;
+            };
+            let was_unsafe = before
+                .is_some_and(|(old, old_dir)| old.unsafe_link_at(old_dir, rel, &target).is_some());
+            if !was_unsafe {
+                return Err(VfsError::UnsafeSymlink {
+                    path: rel.to_owned(),
+                    target,
+                    why,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the symlink at `rel` below `dir`, if it exists with `target`, could lead out of `dir`.
+    fn unsafe_link_at(&self, dir: Ino, rel: &str, target: &str) -> Option<&'static str> {
+        let parent = self.parent_of_entry(dir, rel).ok()?;
+        let name = rel.rsplit('/').next()?;
+        let link = self.lookup(parent, name).ok()?;
+        if self.kind(link).ok()? != NodeKind::Symlink || self.readlink(link).ok()? != target {
+            return None;
+        }
+        self.link_escapes(dir, parent, target)
+    }
+
+    /// The directory holding entry `rel` (a path below `dir` with no symlinks in it).
+    fn parent_of_entry(&self, dir: Ino, rel: &str) -> Result<Ino> {
+        let mut cur = dir;
+        let mut comps: Vec<&str> = rel.split('/').collect();
+        comps.pop();
+        for c in comps {
+            cur = self.lookup(cur, c)?;
+        }
+        Ok(cur)
+    }
+
+    /// Why following `target` from directory `from` could leave `root`, if it could. Missing
+    /// components are judged lexically (the host may create them later), existing symlinks on
+    /// the way are followed, as the host kernel would.
+    fn link_escapes(&self, root: Ino, from: Ino, target: &str) -> Option<&'static str> {
+        const MAX_LINKS: usize = 40;
+        if target.starts_with('/') {
+            return Some("its target is absolute");
+        }
+        // The directories walked so far below `root`: an inode while it exists in the VFS,
+        // `None` once the path went through a missing or non-directory name.
+        let mut stack: Vec<Option<Ino>> = Vec::new();
+        let mut cur = from;
+        while cur != root {
+            stack.push(Some(cur));
+            cur = self.parent(cur).ok()?;
+        }
+        stack.reverse();
+        let mut pending: std::collections::VecDeque<String> = target
+            .split('/')
+            .filter(|c| !c.is_empty() && *c != ".")
+            .map(str::to_owned)
+            .collect();
+        let mut links = 0;
+        while let Some(comp) = pending.pop_front() {
+            if comp == ".." {
+                if stack.pop().is_none() {
+                    return Some("its target climbs above the written-back directory");
+                }
+                continue;
+            }
+            let here = match stack.last() {
+                Some(top) => *top,
+                None => Some(root),
+            };
+            let child = here.and_then(|d| self.lookup(d, &comp).ok());
+            match child.map(|c| (c, self.kind(c))) {
+                Some((c, Ok(NodeKind::Symlink))) => {
+                    links += 1;
+                    if links > MAX_LINKS {
+                        // A loop: the host refuses to follow it (ELOOP).
+                        return None;
+                    }
+                    let inner = self.readlink(c).ok()?;
+                    if inner.starts_with('/') {
+                        return Some("its target passes through a symlink with an absolute target");
+                    }
+                    for (i, c) in inner
+                        .split('/')
+                        .filter(|c| !c.is_empty() && *c != ".")
+                        .enumerate()
+                    {
+                        pending.insert(i, c.to_owned());
+                    }
+                }
+                Some((c, Ok(NodeKind::Directory))) => stack.push(Some(c)),
+                _ => stack.push(None),
+            }
+        }
+        None
+    }
+
     /// Applies `diff(base, current)` below `subtree` to `host`, which mirrors that subtree.
     ///
+    /// Nothing is written unless [`Vfs::check_exportable`] accepts the subtree of `current`
+    /// (with `base` as what was there before).
     /// Removed paths are deleted first, then added and modified paths are written parents
     /// first. Returns the applied changes with paths relative to the subtree (e.g. `a.txt`).
     pub fn export_changes(
@@ -69,6 +187,12 @@ impl Vfs {
             prefix.push('/');
             prefix.push_str(comp);
         }
+        let top = if prefix.is_empty() { "/" } else { &prefix };
+        let before = base.resolve_nofollow(top).ok();
+        current.check_exportable(
+            current.resolve_nofollow(top)?,
+            before.map(|ino| (&*base, ino)),
+        )?;
         prefix.push('/');
         let changes: Vec<Change> = Vfs::diff(base, current)
             .into_iter()

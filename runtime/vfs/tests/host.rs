@@ -277,3 +277,63 @@ fn export_changes_applies_the_diff() {
         Err(VfsError::InvalidArgument(_))
     ));
 }
+
+#[test]
+fn export_refuses_symlinks_a_host_reader_could_follow_out() {
+    let mut base = Vfs::new();
+    base.create_dir_all("/workspace/sub").unwrap();
+    let top = base.resolve("/workspace").unwrap();
+    base.create_symlink(top, "old-abs", "/etc").unwrap();
+    // An absolute link the host folder already had is tolerated; a new one is not.
+    let mut unsafe_link = |target: &str, at: &str| {
+        let mut cur = base.fork();
+        let (dir, name) = at.rsplit_once('/').unwrap();
+        let dir = cur.create_dir_all(&format!("/workspace/{dir}")).unwrap();
+        cur.create_symlink(dir, name, target).unwrap();
+        let host = tempfile::tempdir().unwrap();
+        base.export_dir(top, &open(host.path())).unwrap();
+        let listing = || {
+            let mut names: Vec<_> = fs::read_dir(host.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = listing();
+        let result = Vfs::export_changes(&mut base, &mut cur, "/workspace", &open(host.path()));
+        match result {
+            Err(VfsError::UnsafeSymlink {
+                path,
+                target: t,
+                why,
+            }) => {
+                assert_eq!((path.as_str(), t.as_str()), (at, target));
+                assert_eq!(listing(), before, "nothing may be written after a refusal");
+                Some(why)
+            }
+            Ok(_) => None,
+            Err(e) => panic!("{at} -> {target}: {e}"),
+        }
+    };
+    assert_eq!(
+        unsafe_link("/etc/passwd", "sub/abs"),
+        Some("its target is absolute")
+    );
+    assert!(
+        unsafe_link("../..", "sub/up")
+            .unwrap()
+            .contains("climbs above")
+    );
+    assert!(
+        unsafe_link("nope/../../../x", "x/dangling")
+            .unwrap()
+            .contains("climbs above")
+    );
+    assert_eq!(
+        unsafe_link("../old-abs/passwd", "x/via"),
+        Some("its target passes through a symlink with an absolute target")
+    );
+    assert_eq!(unsafe_link("../sub", "sub/ok"), None);
+    assert_eq!(unsafe_link("..", "sub/top"), None);
+}

@@ -44,6 +44,7 @@ pub fn code(e: &VfsError) -> &'static str {
         VfsError::InvalidArgument(_) => "InvalidArgument",
         VfsError::Loop => "Loop",
         VfsError::Host { .. } => "Host",
+        VfsError::UnsafeSymlink { .. } => "UnsafeSymlink",
         VfsError::NonUtf8Name(_) => "NonUtf8Name",
     }
 }
