@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clawrun::agents::trace::{Event, EventKind, read_trace};
+use clawrun::agents::trace::{CommandOutput, Event, EventKind, read_trace};
 use clawrun::report::{Status, TrialRecord};
 use clawrun::run::{AgentSpec, RunOptions, run};
 use clawrun::task::oracle::Oracle;
@@ -46,6 +46,41 @@ fn item_passed(record: &TrialRecord, name: &str) -> Option<bool> {
         .find(|i| i.name == name)
         .unwrap_or_else(|| panic!("no item {name}: {:?}", verdict.items))
         .passed
+}
+
+/// What the model read after each tool call, in order.
+fn tool_outputs(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolResult { output, .. } => Some(output.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The Judge phase's `snapshot` event: (root hash, commands, tampering).
+fn snapshot_of(events: &[Event]) -> (String, Vec<CommandOutput>, Vec<String>) {
+    events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Snapshot {
+                root_hash,
+                commands,
+                tampering,
+                ..
+            } => Some((root_hash.clone(), commands.clone(), tampering.clone())),
+            _ => None,
+        })
+        .expect("a judged trial has a snapshot")
+}
+
+/// A task `id` whose only rubric item is that `/workspace/<file>` exists (the oracle writes
+/// it), plus `extra` top-level YAML.
+fn file_task(id: &str, file: &str, extra: &str) -> String {
+    format!(
+        "task_id: {id}\nprompt: {{text: \"Do it\"}}\n{extra}rubric:\n  - name: wrote\n    weight: 1.0\n    check: {{type: file_exists, path: /workspace/{file}}}\noracle:\n  steps:\n    - call: Write\n      args: {{file_path: {file}, content: ok}}\n  answer: done\n"
+    )
 }
 
 /// A one-task suite in a temporary folder: `tasks/<id>/task.yaml` plus `judge/` files.
@@ -112,13 +147,7 @@ fn a_symlink_planted_in_judge_cannot_hide_a_leaked_secret() {
     );
     assert_eq!(planted.verdict.as_ref().unwrap().scores.score, 0.0);
     // The judge read its own file, not the agent's link.
-    let snapshot = events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::Snapshot { commands, .. } => Some(commands.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let (_, snapshot, _) = snapshot_of(&events);
     assert!(
         snapshot
             .iter()
@@ -168,13 +197,7 @@ oracle:
             Some(false),
             "{link}"
         );
-        let tampering = events
-            .iter()
-            .find_map(|e| match &e.kind {
-                EventKind::Snapshot { tampering, .. } => Some(tampering.clone()),
-                _ => None,
-            })
-            .unwrap();
+        let (_, _, tampering) = snapshot_of(&events);
         assert!(
             tampering
                 .iter()
@@ -216,13 +239,7 @@ answer: done
     assert_eq!(record.status, Status::Scored, "{:?}", record.error);
     assert_eq!(item_passed(&record, "grader_ran"), Some(true));
     // The agent's answer was not overwritten by the grader file written through its link.
-    let end_hash = events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::Snapshot { root_hash, .. } => Some(root_hash.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let (end_hash, _, _) = snapshot_of(&events);
     assert_eq!(end_hash, record.root_hash);
 }
 
@@ -256,13 +273,7 @@ answer: done
     let (record, events) = run_script(suite.path(), "adv_exit", script, |_| {});
     assert_eq!(item_passed(&record, "csv_matches"), Some(false));
     assert_eq!(item_passed(&record, "loud_loop"), Some(false));
-    let commands = events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::Snapshot { commands, .. } => Some(commands.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let (_, commands, _) = snapshot_of(&events);
     let diff = &commands[0];
     assert_eq!(diff.exit_code, 1);
     assert!(diff.truncated > 0, "{diff:?}");
@@ -272,21 +283,11 @@ answer: done
 
 #[test]
 fn filling_the_disk_hits_the_quota_and_the_record_says_so() {
-    let task = r#"
-task_id: adv_disk
-prompt: {text: "Fill the disk"}
-limits: {disk_mib: 4, inodes: 300}
-rubric:
-  - name: wrote
-    weight: 1.0
-    check: {type: file_exists, path: /workspace/f}
-oracle:
-  steps:
-    - call: Bash
-      args: {command: "echo x > f"}
-  answer: done
-"#;
-    let suite = suite_with("adv_disk", task, &[]);
+    let suite = suite_with(
+        "adv_disk",
+        &file_task("adv_disk", "f", "limits: {disk_mib: 4, inodes: 300}\n"),
+        &[],
+    );
     // Doubling a file until the disk is full, then creating files until inodes run out.
     let script = r#"
 steps:
@@ -299,13 +300,7 @@ answer: done
     let (record, events) = run_script(suite.path(), "adv_disk", script, |_| {});
     assert_eq!(record.status, Status::Scored);
     assert_eq!(record.limits, vec!["vfs_bytes", "vfs_inodes"]);
-    let outputs: Vec<String> = events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::ToolResult { output, .. } => Some(output.clone()),
-            _ => None,
-        })
-        .collect();
+    let outputs = tool_outputs(&events);
     assert!(
         outputs[0].contains("[sandbox: no space left on device (the sandbox's disk quota of"),
         "{}",
@@ -334,20 +329,7 @@ answer: done
 
 #[test]
 fn deep_folder_trees_are_cut_at_the_depth_limit() {
-    let task = r#"
-task_id: adv_deep
-prompt: {text: "Nest folders"}
-rubric:
-  - name: wrote
-    weight: 1.0
-    check: {type: file_exists, path: /workspace/d}
-oracle:
-  steps:
-    - call: Bash
-      args: {command: "mkdir d"}
-  answer: done
-"#;
-    let suite = suite_with("adv_deep", task, &[]);
+    let suite = suite_with("adv_deep", &file_task("adv_deep", "d", ""), &[]);
     let script = r#"
 steps:
   - call: Bash
@@ -356,13 +338,7 @@ answer: done
 "#;
     let (record, events) = run_script(suite.path(), "adv_deep", script, |_| {});
     assert_eq!(record.limits, vec!["path_depth"]);
-    let output = events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::ToolResult { output, .. } => Some(output.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let output = tool_outputs(&events).remove(0);
     // /workspace is level 1, so 255 more levels fit.
     assert!(output.contains("depth 255"), "{output}");
 }
@@ -415,20 +391,7 @@ fn a_task_that_cannot_be_played_is_that_trials_record_and_the_run_goes_on() {
 
 #[test]
 fn tangled_symlinks_cannot_stall_the_judge_phase() {
-    let task = r#"
-task_id: adv_tangle
-prompt: {text: "Make links"}
-rubric:
-  - name: wrote
-    weight: 1.0
-    check: {type: file_exists, path: /workspace/out.txt}
-oracle:
-  steps:
-    - call: Write
-      args: {file_path: out.txt, content: ok}
-  answer: done
-"#;
-    let suite = suite_with("adv_tangle", task, &[]);
+    let suite = suite_with("adv_tangle", &file_task("adv_tangle", "out.txt", ""), &[]);
     // 2,000 links to the end of a chain of 39 hops, each hop climbing 200 levels and back:
     // resolving them all naively visits ~30 million path components.
     let deep = "a/".repeat(200);
@@ -463,33 +426,11 @@ answer: done
 
 #[test]
 fn random_differs_between_tool_calls_and_replays_identically() {
-    let task = r#"
-task_id: adv_random
-prompt: {text: "Roll"}
-rubric:
-  - name: wrote
-    weight: 1.0
-    check: {type: file_exists, path: /workspace/out.txt}
-oracle:
-  steps:
-    - call: Write
-      args: {file_path: out.txt, content: ok}
-  answer: done
-"#;
-    let suite = suite_with("adv_random", task, &[]);
+    let suite = suite_with("adv_random", &file_task("adv_random", "out.txt", ""), &[]);
     let script = "steps:\n  - call: Bash\n    args: {command: \"echo $RANDOM $RANDOM\"}\n  - call: Bash\n    args: {command: \"echo $RANDOM $RANDOM\"}\nanswer: done\n";
-    let rolls = |events: &[Event]| -> Vec<String> {
-        events
-            .iter()
-            .filter_map(|e| match &e.kind {
-                EventKind::ToolResult { output, .. } => Some(output.clone()),
-                _ => None,
-            })
-            .collect()
-    };
     let (_, first) = run_script(suite.path(), "adv_random", script, |_| {});
     let (_, again) = run_script(suite.path(), "adv_random", script, |_| {});
-    let (a, b) = (rolls(&first), rolls(&again));
+    let (a, b) = (tool_outputs(&first), tool_outputs(&again));
     assert_eq!(a.len(), 2);
     assert_ne!(a[0], a[1], "two calls of one trial rolled the same numbers");
     assert_eq!(a, b, "the same trial rolls the same numbers");
