@@ -52,7 +52,7 @@ pub struct RunArgs {
     resume: bool,
     /// With --resume: continue although a task's files changed (its finished trials run again)
     /// or clawrun's version differs. Never overrides another agent, seed, fault plan, judge,
-    /// user model, --max-tokens or score setting.
+    /// user model, --max-tokens, --cache or score setting.
     #[arg(long, requires = "resume")]
     force: bool,
     /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are reported unjudged).
@@ -65,6 +65,12 @@ pub struct RunArgs {
     /// Token limit per trial.
     #[arg(long, value_name = "N")]
     max_tokens: Option<u64>,
+    /// Serve model responses (agent, judge, user model) from the on-disk response cache when
+    /// present and cache new ones. Entries are keyed by the request and the trial seed, so
+    /// each trial stays its own sample; a rerun with the same --seed is served from the cache.
+    /// Off by default: every request reaches the model.
+    #[arg(long)]
+    cache: bool,
     /// Bytes a trial's agent may add to its filesystem (e.g. 512MiB, 2GiB; default: the task's
     /// `limits.disk_mib`, else 256MiB); past it, writes fail with ENOSPC.
     #[arg(long, value_name = "SIZE", value_parser = super::size::parse_size)]
@@ -116,6 +122,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
         judge: args.judge.clone(),
         user_model: args.user_model.clone(),
         max_tokens: args.max_tokens,
+        cache: args.cache,
         disk_quota: args.disk_quota,
         inode_quota: args.inode_quota,
         score: ScoreConfig {

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use clawrun_agents::llm::{LlmAgent, ModelConfig};
+use clawrun_agents::llm::{LlmAgent, LlmClient, ModelConfig};
 use clawrun_agents::trace::{Event, read_trace};
 use clawrun_agents::{Agent, ReplayAgent, RetryPolicy, ScriptAgent, Step};
 
@@ -62,9 +62,14 @@ impl AgentSpec {
         matches!(self, AgentSpec::Model(_))
     }
 
-    /// The agent for trial `trial` of `task`; `recorded` is the trial's recorded trace when
-    /// replaying.
-    pub fn build(&self, task: &TaskEnv, recorded: Option<&[Event]>) -> Result<Box<dyn Agent>> {
+    /// The agent for a trial of `task` with trial seed `seed` (a model's cached responses are
+    /// keyed by it); `recorded` is the trial's recorded trace when replaying.
+    pub fn build(
+        &self,
+        task: &TaskEnv,
+        recorded: Option<&[Event]>,
+        seed: u64,
+    ) -> Result<Box<dyn Agent>> {
         Ok(match self {
             AgentSpec::Oracle => {
                 let oracle = task.loaded.task.oracle.as_ref().ok_or_else(|| {
@@ -105,9 +110,11 @@ impl AgentSpec {
                 })?;
                 Box::new(ReplayAgent::new(run.display().to_string(), events))
             }
-            AgentSpec::Model(config) => Box::new(
-                LlmAgent::new(config.clone()).map_err(|e| anyhow!("{}: {e}", config.describe()))?,
-            ),
+            AgentSpec::Model(config) => Box::new(LlmAgent::from_client(
+                LlmClient::new(config.clone())
+                    .map_err(|e| anyhow!("{}: {e}", config.describe()))?
+                    .for_sample(seed),
+            )),
         })
     }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use clawrun_agents::llm::{LlmClient, ModelConfig};
+use clawrun_agents::llm::{CacheMode, LlmClient, ModelConfig};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -50,6 +50,10 @@ pub struct RunOptions {
     pub user_model: Option<ModelConfig>,
     /// Token limit per trial.
     pub max_tokens: Option<u64>,
+    /// `--cache`: serve model responses (agent, judge, user model) from the on-disk response
+    /// cache when present, keyed by the request and the trial seed; decides for every model
+    /// of the run (default off: every request reaches the model).
+    pub cache: bool,
     /// Bytes each trial may add to its filesystem (default: the task's `limits`, else
     /// [`crate::trial::setup::DiskLimits::default`]).
     pub disk_quota: Option<u64>,
@@ -82,6 +86,7 @@ impl RunOptions {
             judge: None,
             user_model: None,
             max_tokens: None,
+            cache: false,
             disk_quota: None,
             inode_quota: None,
             score: ScoreConfig::default(),
@@ -178,14 +183,30 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
     Ok(envs)
 }
 
+/// `config` with the run's cache setting.
+fn with_cache(config: &ModelConfig, on: bool) -> ModelConfig {
+    let mut config = config.clone();
+    config.cache = if on { CacheMode::On } else { CacheMode::Off };
+    config
+}
+
 /// Runs `options`.
 pub fn run(options: &RunOptions) -> Result<RunResult> {
     let plan = options.fault_plan()?;
     let tasks = prepare_tasks(options, plan.as_ref())?;
     let harness = Harness::new()?;
+    let agent = match &options.agent {
+        AgentSpec::Model(m) => AgentSpec::Model(with_cache(m, options.cache)),
+        other => other.clone(),
+    };
+    let user_model = options
+        .user_model
+        .as_ref()
+        .map(|m| with_cache(m, options.cache));
     let judge = options
         .judge
-        .clone()
+        .as_ref()
+        .map(|m| with_cache(m, options.cache))
         .map(LlmClient::new)
         .transpose()
         .map_err(|e| anyhow!("--judge: {e}"))?;
@@ -228,11 +249,11 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let score = options.score;
     let cx = TrialContext {
         harness: &harness,
-        agent: &options.agent,
+        agent: &agent,
         seed: options.seed,
         out: &options.out,
         judge: judge.as_ref(),
-        user_model: options.user_model.as_ref(),
+        user_model: user_model.as_ref(),
         max_tokens: options.max_tokens,
         score: &score,
     };

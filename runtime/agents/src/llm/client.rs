@@ -35,6 +35,9 @@ pub struct ClientStats {
 pub struct LlmClient {
     /// The shared state.
     inner: Arc<Inner>,
+    /// The trial seed this client's requests belong to: part of the cache key, so each trial
+    /// is its own sample even when the cache is on.
+    sample: Option<u64>,
 }
 
 /// What clones of a client share.
@@ -116,7 +119,17 @@ impl LlmClient {
                 limit,
                 stats: Mutex::default(),
             }),
+            sample: None,
         })
+    }
+
+    /// This client for the requests of the trial with seed `seed` (sharing the counters):
+    /// cached responses are keyed by the request and this seed.
+    pub fn for_sample(&self, seed: u64) -> Self {
+        LlmClient {
+            inner: Arc::clone(&self.inner),
+            sample: Some(seed),
+        }
     }
 
     /// The configuration.
@@ -165,13 +178,17 @@ impl LlmClient {
             &self.inner.endpoint.base_url,
             &config.model,
             &body,
+            self.sample,
         );
         if let Some(cache) = &self.inner.cache
             && let Some(response) = cache.get(&key)
             && let Ok((message, usage)) = self.parse(&response, turn)
         {
             self.count(|s| s.cache_hits += 1);
-            return Ok(self.reply(message, usage));
+            return Ok(Reply {
+                cached: true,
+                ..self.reply(message, usage)
+            });
         }
         let bytes = serde_json::to_vec(&body).expect("JSON values serialize");
         let mut attempt = 0;
@@ -226,6 +243,7 @@ impl LlmClient {
             message,
             usage,
             wait_ns: 0,
+            cached: false,
         }
     }
 
