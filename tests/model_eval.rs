@@ -198,3 +198,165 @@ fn every_trial_is_a_sample_and_a_cached_rerun_says_so() {
         "{stderr}"
     );
 }
+
+/// A loopback port nobody listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// `run` of e2e_mail with `agent` into `out` plus `extra`, with `env` set.
+fn run_agent(agent: &str, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let suite = suite();
+    let mut args = vec![
+        "run",
+        "e2e_mail",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--agent",
+        agent,
+        "--faults",
+        "none",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    clawrun(&args, &out.with_extension("cache"), env)
+}
+
+#[test]
+fn a_dead_endpoint_stops_the_run_with_one_line_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = closed_port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let endpoint = format!("127.0.0.1:{port}");
+
+    // The probe finds it before the run folder exists.
+    let out = tmp.path().join("probed");
+    let o = run_agent(
+        "openai:m",
+        &out,
+        &["--trials", "1"],
+        &[("OPENAI_BASE_URL", &base)],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("clawrun: error: --agent: openai:m at "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&endpoint) && stderr.contains("--no-probe"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no run folder is made");
+
+    // Without the probe, the first trial gives up after a few attempts and the run stops.
+    let out = tmp.path().join("unprobed");
+    let o = run_agent(
+        "openai:m",
+        &out,
+        &["--no-probe", "--trials", "3"],
+        &[("OPENAI_BASE_URL", &base)],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    let last = stderr.trim_end().lines().last().unwrap();
+    assert!(
+        last.starts_with("clawrun: error: the run stopped"),
+        "{stderr}"
+    );
+    assert!(
+        last.contains(&format!("cannot reach http://{endpoint}")),
+        "{stderr}"
+    );
+    // The retries were visible.
+    assert!(stderr.contains("retrying in"), "{stderr}");
+    // The run stopped: the other trials were not each retried to exhaustion.
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap_or_default();
+    assert!(journal.lines().count() < 9, "{journal}");
+}
+
+#[test]
+fn trials_ending_as_infrastructure_errors_make_the_exit_status_non_zero() {
+    install_crypto_provider();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let script = Script::parse("rules:\n  - reply: {status: 400}\n", "script").unwrap();
+    let server = rt
+        .block_on(serve_mock_llm(script, "127.0.0.1:0".parse().unwrap()))
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let base = format!("{}/v1", server.url());
+    let o = run_agent(
+        "openai:m",
+        &out,
+        &["--trials", "1"],
+        &[("OPENAI_BASE_URL", &base)],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("1 trial(s) ended as infrastructure errors"),
+        "{stderr}"
+    );
+    assert!(
+        out.join("report.html").is_file(),
+        "the report is still written"
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2_before_a_run_folder_exists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let out = tmp.path().join("run");
+    let o = out.to_str().unwrap();
+    let refused: &[&[&str]] = &[
+        &["run", "--trials", "0", "--out", o],
+        &["run", "-j", "0", "--out", o],
+        &["report", o, "--k", "0"],
+        &["run", "--agent", "bard:x", "--out", o],
+    ];
+    for args in refused {
+        let r = clawrun(args, &cache, &[]);
+        assert_eq!(
+            r.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+    let missing = tmp.path().join("missing.yaml");
+    let cases: Vec<(String, &str)> = vec![
+        (format!("scripted:{}", missing.display()), "missing.yaml"),
+        (
+            format!("replay:{}", tmp.path().display()),
+            "not a run folder",
+        ),
+        ("openai:gpt-x".into(), "OPENAI_API_KEY"),
+        ("openrouter:some/model".into(), "OPENROUTER_API_KEY"),
+    ];
+    for (agent, needle) in cases {
+        let r = run_agent(&agent, &out, &[], &[]);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{agent}: {stderr}");
+        assert!(stderr.contains(needle), "{agent}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{agent}: {stderr}");
+        assert!(!out.exists(), "{agent}: no run folder is made");
+    }
+    // A judge without a key is found before the run too.
+    let r = run_agent("oracle", &out, &["--judge", "openai:gpt-x"], &[]);
+    assert_eq!(
+        r.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(!out.exists());
+}

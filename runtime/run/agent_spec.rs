@@ -28,7 +28,7 @@ pub enum AgentSpec {
 
 impl AgentSpec {
     /// Parses `oracle`, `scripted:FILE`, `replay:RUN`, `openai:MODEL`, `anthropic:MODEL`,
-    /// `idle`.
+    /// `openrouter:MODEL` (the OpenAI protocol at OpenRouter), `idle`.
     pub fn parse(text: &str) -> Result<AgentSpec, String> {
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
         match (kind, rest) {
@@ -36,11 +36,11 @@ impl AgentSpec {
             ("idle", "") => Ok(AgentSpec::Idle),
             ("scripted", f) if !f.is_empty() => Ok(AgentSpec::Scripted(f.into())),
             ("replay", r) if !r.is_empty() => Ok(AgentSpec::Replay(r.into())),
-            ("openai" | "anthropic", m) if !m.is_empty() => {
+            ("openai" | "anthropic" | "openrouter", m) if !m.is_empty() => {
                 ModelConfig::from_spec(text).map(AgentSpec::Model)
             }
             _ => Err(format!(
-                "--agent {text:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL or idle"
+                "--agent {text:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL or idle"
             )),
         }
     }

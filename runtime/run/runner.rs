@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::agent_spec::AgentSpec;
 use super::journal::{Journal, latest};
+use super::preflight::{self, Models, SetupError};
 use super::shard::Shard;
 use super::trial_record::{TrialContext, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
@@ -65,6 +66,9 @@ pub struct RunOptions {
     pub infra_retries: u32,
     /// Show a progress bar.
     pub progress: bool,
+    /// Before the run folder is made, send each model endpoint a probe request (`GET
+    /// /models`) and refuse to start when it cannot be reached or refuses the key.
+    pub probe: bool,
 }
 
 impl RunOptions {
@@ -92,6 +96,7 @@ impl RunOptions {
             score: ScoreConfig::default(),
             infra_retries: 0,
             progress: false,
+            probe: false,
         }
     }
 
@@ -203,10 +208,18 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         .user_model
         .as_ref()
         .map(|m| with_cache(m, options.cache));
-    let judge = options
-        .judge
-        .as_ref()
-        .map(|m| with_cache(m, options.cache))
+    let judge_config = options.judge.as_ref().map(|m| with_cache(m, options.cache));
+    let models = Models {
+        agent: match &agent {
+            AgentSpec::Model(m) => Some(m),
+            _ => None,
+        },
+        judge: judge_config.as_ref(),
+        user_model: user_model.as_ref(),
+    };
+    // Bad settings and dead endpoints are found before the run folder exists.
+    let watched = preflight::check(&agent, &models, options.probe)?;
+    let judge = judge_config
         .map(LlmClient::new)
         .transpose()
         .map_err(|e| anyhow!("--judge: {e}"))?;
@@ -244,6 +257,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     // Set on the first error (or Ctrl-C): workers stop claiming trials.
     let stop = AtomicBool::new(interrupted());
     let bar = progress_bar(options.progress, pending.len());
+    let _reporter = RetryReporter::install(&bar);
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Result<TrialRecord>>();
     let score = options.score;
@@ -323,6 +337,14 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                             String::new()
                         }
                     ));
+                    // A model endpoint that stopped answering ends the run (not every
+                    // remaining trial as an infrastructure error after its retries).
+                    if let Some(reason) = watched.iter().find_map(LlmClient::unreachable) {
+                        stop.store(true, Ordering::SeqCst);
+                        if first_error.is_none() {
+                            first_error = Some(anyhow!(SetupError::Unreachable(reason)));
+                        }
+                    }
                 }
                 Err(e) => {
                     stop.store(true, Ordering::SeqCst);
@@ -366,9 +388,10 @@ fn interrupted() -> bool {
             rt.block_on(async {
                 if tokio::signal::ctrl_c().await.is_ok() {
                     eprintln!(
-                        "\nclawrun: stopping after the trials in flight (Ctrl-C again to quit now)"
+                        "\nclawrun: stopping after the trials in flight; their model requests are cancelled (Ctrl-C again to quit now)"
                     );
                     INTERRUPTED.store(true, Ordering::SeqCst);
+                    clawrun_agents::llm::cancel_requests();
                     if tokio::signal::ctrl_c().await.is_ok() {
                         std::process::exit(130);
                     }
@@ -377,6 +400,31 @@ fn interrupted() -> bool {
         });
     });
     INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Sends model retry notices above the progress bar (and into its message) while a run lasts;
+/// back to plain stderr when dropped.
+struct RetryReporter;
+
+impl RetryReporter {
+    /// Installs the reporter for `bar`.
+    fn install(bar: &ProgressBar) -> RetryReporter {
+        let bar = bar.clone();
+        clawrun_agents::llm::set_retry_reporter(Some(std::sync::Arc::new(move |line: &str| {
+            bar.suspend(|| eprintln!("{line}"));
+            bar.set_message(format!(
+                "retrying: {}",
+                line.trim_start_matches("clawrun: ")
+            ));
+        })));
+        RetryReporter
+    }
+}
+
+impl Drop for RetryReporter {
+    fn drop(&mut self) {
+        clawrun_agents::llm::set_retry_reporter(None);
+    }
 }
 
 /// A progress bar with ETA and the running pass rate (hidden when not wanted).
