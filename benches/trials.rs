@@ -28,7 +28,7 @@ fn prepare(id: &str, rate: &str) -> TaskEnv {
 
 /// One oracle trial of `task`, judged.
 fn one_trial(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, trial: u32) -> f64 {
-    let mut agent = AgentSpec::Oracle.build(task, None).unwrap();
+    let mut agent = AgentSpec::Oracle.build(task, None, 0).unwrap();
     let user: Option<Box<dyn clawrun::trial::SimulatedUser>> = task
         .loaded
         .task

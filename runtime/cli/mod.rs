@@ -83,7 +83,10 @@ pub fn main() -> i32 {
         Err(e) if e.downcast_ref::<output::StdoutClosed>().is_some() => 0,
         Err(e) => {
             output::error_line(format_args!("clawrun: error: {e:#}"));
-            if e.downcast_ref::<UsageError>().is_some() {
+            let setup = e.downcast_ref::<crate::run::preflight::SetupError>();
+            if e.downcast_ref::<UsageError>().is_some()
+                || matches!(setup, Some(crate::run::preflight::SetupError::Usage(_)))
+            {
                 EXIT_USAGE
             } else {
                 1

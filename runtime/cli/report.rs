@@ -26,8 +26,8 @@ pub struct ReportArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
-    /// k of Pass@k and Pass^k (default: the trials per task).
-    #[arg(long)]
+    /// k of Pass@k and Pass^k (at least 1; default: the trials per task).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     k: Option<u32>,
 }
 

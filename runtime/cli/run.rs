@@ -20,11 +20,12 @@ pub struct RunArgs {
     /// The suite root: the folder holding `tasks/`.
     #[arg(long, value_name = "DIR", default_value = ".")]
     suite: PathBuf,
-    /// oracle | scripted:FILE | replay:RUN_DIR | openai:MODEL | anthropic:MODEL | idle.
+    /// oracle | scripted:FILE | replay:RUN_DIR | openai:MODEL | anthropic:MODEL |
+    /// openrouter:MODEL | idle.
     #[arg(long, default_value = "oracle", value_parser = AgentSpec::parse)]
     agent: AgentSpec,
-    /// Trials per task.
-    #[arg(long, default_value_t = 3)]
+    /// Trials per task (at least 1).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     trials: u32,
     /// Faults: `claw-eval:RATE` (Claw-Eval's middleware: 429 / 500 / 2-4 s latency on POST
     /// service calls; default rate 0.25, the rate its docs state), `claw-eval` (rate from
@@ -37,8 +38,8 @@ pub struct RunArgs {
     /// The run folder (default: runs/<agent>-seed<N>, or the next free runs/<agent>-seed<N>-<i>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Parallel trials (default: the number of cores).
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    /// Parallel trials (at least 1; default: the number of cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = positive)]
     jobs: Option<usize>,
     /// Run one shard `I/N` of the (task, trial) pairs (also read from JOB_COMPLETION_INDEX or
     /// SLURM_ARRAY_TASK_ID with --shards).
@@ -52,7 +53,7 @@ pub struct RunArgs {
     resume: bool,
     /// With --resume: continue although a task's files changed (its finished trials run again)
     /// or clawrun's version differs. Never overrides another agent, seed, fault plan, judge,
-    /// user model, --max-tokens or score setting.
+    /// user model, --max-tokens, --cache or score setting.
     #[arg(long, requires = "resume")]
     force: bool,
     /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are reported unjudged).
@@ -65,6 +66,16 @@ pub struct RunArgs {
     /// Token limit per trial.
     #[arg(long, value_name = "N")]
     max_tokens: Option<u64>,
+    /// Serve model responses (agent, judge, user model) from the on-disk response cache when
+    /// present and cache new ones. Entries are keyed by the request and the trial seed, so
+    /// each trial stays its own sample; a rerun with the same --seed is served from the cache.
+    /// Off by default: every request reaches the model.
+    #[arg(long)]
+    cache: bool,
+    /// Skip the probe request (`GET /models`) sent to each model endpoint before the run folder
+    /// is made (for servers without one that also reject unknown paths, or offline mocks).
+    #[arg(long)]
+    no_probe: bool,
     /// Bytes a trial's agent may add to its filesystem (e.g. 512MiB, 2GiB; default: the task's
     /// `limits.disk_mib`, else 256MiB); past it, writes fail with ENOSPC.
     #[arg(long, value_name = "SIZE", value_parser = super::size::parse_size)]
@@ -116,6 +127,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
         judge: args.judge.clone(),
         user_model: args.user_model.clone(),
         max_tokens: args.max_tokens,
+        cache: args.cache,
         disk_quota: args.disk_quota,
         inode_quota: args.inode_quota,
         score: ScoreConfig {
@@ -124,6 +136,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
         },
         infra_retries: 2,
         progress: !args.json,
+        probe: !args.no_probe,
     };
     let result = run(&options)?;
     let html = args.html.unwrap_or_else(|| out.join("report.html"));
@@ -145,7 +158,33 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
             }
         )?;
     }
-    Ok(if result.interrupted { 130 } else { 0 })
+    if result.interrupted {
+        return Ok(130);
+    }
+    // Trials that ended as infrastructure errors (after their retries) were not measured:
+    // the run is incomplete, and says so in its exit status.
+    let infra = result
+        .records
+        .iter()
+        .filter(|r| r.status == clawrun_report::Status::InfraError)
+        .count();
+    if infra > 0 {
+        super::output::error_line(format_args!(
+            "clawrun: {infra} trial(s) ended as infrastructure errors and are not scored; run again with --resume --out {} to retry them (exit status 1)",
+            out.display()
+        ));
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// A count of at least 1.
+fn positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A fresh run folder under `runs/` named after the agent and seed.

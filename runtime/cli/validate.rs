@@ -85,7 +85,8 @@ fn score_with(
         },
         _ => None,
     };
-    let mut a = agent.build(task, None)?;
+    let seed = crate::faults::trial_seed(0, task.id(), 0);
+    let mut a = agent.build(task, None, seed)?;
     let out = run_trial(rt, harness, task, 0, 0, a.as_mut(), user, &Limits::of(task))?;
     if out.outcome == clawrun_agents::trace::Outcome::TaskError {
         anyhow::bail!(

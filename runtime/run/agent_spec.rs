@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use clawrun_agents::llm::{LlmAgent, ModelConfig};
+use clawrun_agents::llm::{LlmAgent, LlmClient, ModelConfig};
 use clawrun_agents::trace::{Event, read_trace};
 use clawrun_agents::{Agent, ReplayAgent, RetryPolicy, ScriptAgent, Step};
 
@@ -28,7 +28,7 @@ pub enum AgentSpec {
 
 impl AgentSpec {
     /// Parses `oracle`, `scripted:FILE`, `replay:RUN`, `openai:MODEL`, `anthropic:MODEL`,
-    /// `idle`.
+    /// `openrouter:MODEL` (the OpenAI protocol at OpenRouter), `idle`.
     pub fn parse(text: &str) -> Result<AgentSpec, String> {
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
         match (kind, rest) {
@@ -36,11 +36,11 @@ impl AgentSpec {
             ("idle", "") => Ok(AgentSpec::Idle),
             ("scripted", f) if !f.is_empty() => Ok(AgentSpec::Scripted(f.into())),
             ("replay", r) if !r.is_empty() => Ok(AgentSpec::Replay(r.into())),
-            ("openai" | "anthropic", m) if !m.is_empty() => {
+            ("openai" | "anthropic" | "openrouter", m) if !m.is_empty() => {
                 ModelConfig::from_spec(text).map(AgentSpec::Model)
             }
             _ => Err(format!(
-                "--agent {text:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL or idle"
+                "--agent {text:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL or idle"
             )),
         }
     }
@@ -62,9 +62,14 @@ impl AgentSpec {
         matches!(self, AgentSpec::Model(_))
     }
 
-    /// The agent for trial `trial` of `task`; `recorded` is the trial's recorded trace when
-    /// replaying.
-    pub fn build(&self, task: &TaskEnv, recorded: Option<&[Event]>) -> Result<Box<dyn Agent>> {
+    /// The agent for a trial of `task` with trial seed `seed` (a model's cached responses are
+    /// keyed by it); `recorded` is the trial's recorded trace when replaying.
+    pub fn build(
+        &self,
+        task: &TaskEnv,
+        recorded: Option<&[Event]>,
+        seed: u64,
+    ) -> Result<Box<dyn Agent>> {
         Ok(match self {
             AgentSpec::Oracle => {
                 let oracle = task.loaded.task.oracle.as_ref().ok_or_else(|| {
@@ -105,9 +110,11 @@ impl AgentSpec {
                 })?;
                 Box::new(ReplayAgent::new(run.display().to_string(), events))
             }
-            AgentSpec::Model(config) => Box::new(
-                LlmAgent::new(config.clone()).map_err(|e| anyhow!("{}: {e}", config.describe()))?,
-            ),
+            AgentSpec::Model(config) => Box::new(LlmAgent::from_client(
+                LlmClient::new(config.clone())
+                    .map_err(|e| anyhow!("{}: {e}", config.describe()))?
+                    .for_sample(seed),
+            )),
         })
     }
 }

@@ -45,6 +45,7 @@ pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv
         "judge": options.judge.as_ref().map(ModelConfig::describe),
         "user_model": options.user_model.as_ref().map(ModelConfig::describe),
         "max_tokens": options.max_tokens,
+        "cache": options.cache,
         "disk_quota": options.disk_quota,
         "inode_quota": options.inode_quota,
         "score": {

@@ -4,6 +4,7 @@
 //! - [`agent_spec`]: `--agent` and how an agent is built per trial.
 //! - [`journal`]: `journal.jsonl`, torn-line safe.
 //! - [`manifest`]: `run.json`, what a run was asked.
+//! - [`preflight`]: the checks before a run folder is made (files, keys, a probe request).
 //! - [`resume`]: the configuration check of `--resume`, and which trials are finished.
 //! - [`shard`]: the deterministic (task, trial) split.
 //! - [`runner`]: the pool, progress, Ctrl-C, records.
@@ -12,6 +13,7 @@
 pub mod agent_spec;
 pub mod journal;
 pub mod manifest;
+pub mod preflight;
 pub mod resume;
 pub mod runner;
 pub mod shard;

@@ -14,7 +14,7 @@
 //!   `run.json` lists the override under `overrides`; another clawrun version with the same
 //!   trace version (also listed).
 //! - **Never**: the agent, the seed, the fault plan (`--faults`, the plan file's contents,
-//!   `ERROR_RATE`), the judge, the user model, `--max-tokens`, the score settings, the trace
+//!   `ERROR_RATE`), the judge, the user model, `--max-tokens`, `--cache`, the score settings, the trace
 //!   version, and the shard layout of the folder. Records of another configuration cannot be
 //!   told apart in the report; such a run continues in another `--out`.
 //!
@@ -73,6 +73,7 @@ const FIELDS: &[(&str, Option<&str>)] = &[
     ("judge", Some("--judge")),
     ("user_model", Some("--user-model")),
     ("max_tokens", Some("--max-tokens")),
+    ("cache", Some("--cache")),
     ("disk_quota", Some("--disk-quota")),
     ("inode_quota", Some("--inode-quota")),
     ("score.pass_threshold", Some("--pass-threshold")),
@@ -268,7 +269,10 @@ fn compare(
         };
         if old != new {
             let hint = match flag {
-                Some(flag) if old.is_null() => format!(
+                Some(flag) if old == &Value::Bool(true) => format!(
+                    "pass {flag} to continue this run, or choose another --out for a new one"
+                ),
+                Some(flag) if old.is_null() || old == &Value::Bool(false) => format!(
                     "leave out {flag} to continue this run, or choose another --out for a new one"
                 ),
                 Some(flag) => format!(

@@ -7,13 +7,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use clawrun_agents::llm::{LlmClient, ModelConfig};
+use clawrun_agents::llm::{CacheMode, LlmClient, ModelConfig};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::agent_spec::AgentSpec;
 use super::journal::{Journal, latest};
+use super::preflight::{self, Models, SetupError};
 use super::shard::Shard;
 use super::trial_record::{TrialContext, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
@@ -50,6 +51,10 @@ pub struct RunOptions {
     pub user_model: Option<ModelConfig>,
     /// Token limit per trial.
     pub max_tokens: Option<u64>,
+    /// `--cache`: serve model responses (agent, judge, user model) from the on-disk response
+    /// cache when present, keyed by the request and the trial seed; decides for every model
+    /// of the run (default off: every request reaches the model).
+    pub cache: bool,
     /// Bytes each trial may add to its filesystem (default: the task's `limits`, else
     /// [`crate::trial::setup::DiskLimits::default`]).
     pub disk_quota: Option<u64>,
@@ -61,6 +66,9 @@ pub struct RunOptions {
     pub infra_retries: u32,
     /// Show a progress bar.
     pub progress: bool,
+    /// Before the run folder is made, send each model endpoint a probe request (`GET
+    /// /models`) and refuse to start when it cannot be reached or refuses the key.
+    pub probe: bool,
 }
 
 impl RunOptions {
@@ -82,11 +90,13 @@ impl RunOptions {
             judge: None,
             user_model: None,
             max_tokens: None,
+            cache: false,
             disk_quota: None,
             inode_quota: None,
             score: ScoreConfig::default(),
             infra_retries: 0,
             progress: false,
+            probe: false,
         }
     }
 
@@ -178,14 +188,38 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
     Ok(envs)
 }
 
+/// `config` with the run's cache setting.
+fn with_cache(config: &ModelConfig, on: bool) -> ModelConfig {
+    let mut config = config.clone();
+    config.cache = if on { CacheMode::On } else { CacheMode::Off };
+    config
+}
+
 /// Runs `options`.
 pub fn run(options: &RunOptions) -> Result<RunResult> {
     let plan = options.fault_plan()?;
     let tasks = prepare_tasks(options, plan.as_ref())?;
     let harness = Harness::new()?;
-    let judge = options
-        .judge
-        .clone()
+    let agent = match &options.agent {
+        AgentSpec::Model(m) => AgentSpec::Model(with_cache(m, options.cache)),
+        other => other.clone(),
+    };
+    let user_model = options
+        .user_model
+        .as_ref()
+        .map(|m| with_cache(m, options.cache));
+    let judge_config = options.judge.as_ref().map(|m| with_cache(m, options.cache));
+    let models = Models {
+        agent: match &agent {
+            AgentSpec::Model(m) => Some(m),
+            _ => None,
+        },
+        judge: judge_config.as_ref(),
+        user_model: user_model.as_ref(),
+    };
+    // Bad settings and dead endpoints are found before the run folder exists.
+    let watched = preflight::check(&agent, &models, options.probe)?;
+    let judge = judge_config
         .map(LlmClient::new)
         .transpose()
         .map_err(|e| anyhow!("--judge: {e}"))?;
@@ -223,16 +257,17 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     // Set on the first error (or Ctrl-C): workers stop claiming trials.
     let stop = AtomicBool::new(interrupted());
     let bar = progress_bar(options.progress, pending.len());
+    let _reporter = RetryReporter::install(&bar);
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Result<TrialRecord>>();
     let score = options.score;
     let cx = TrialContext {
         harness: &harness,
-        agent: &options.agent,
+        agent: &agent,
         seed: options.seed,
         out: &options.out,
         judge: judge.as_ref(),
-        user_model: options.user_model.as_ref(),
+        user_model: user_model.as_ref(),
         max_tokens: options.max_tokens,
         score: &score,
     };
@@ -302,6 +337,14 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                             String::new()
                         }
                     ));
+                    // A model endpoint that stopped answering ends the run (not every
+                    // remaining trial as an infrastructure error after its retries).
+                    if let Some(reason) = watched.iter().find_map(LlmClient::unreachable) {
+                        stop.store(true, Ordering::SeqCst);
+                        if first_error.is_none() {
+                            first_error = Some(anyhow!(SetupError::Unreachable(reason)));
+                        }
+                    }
                 }
                 Err(e) => {
                     stop.store(true, Ordering::SeqCst);
@@ -345,9 +388,10 @@ fn interrupted() -> bool {
             rt.block_on(async {
                 if tokio::signal::ctrl_c().await.is_ok() {
                     eprintln!(
-                        "\nclawrun: stopping after the trials in flight (Ctrl-C again to quit now)"
+                        "\nclawrun: stopping after the trials in flight; their model requests are cancelled (Ctrl-C again to quit now)"
                     );
                     INTERRUPTED.store(true, Ordering::SeqCst);
+                    clawrun_agents::llm::cancel_requests();
                     if tokio::signal::ctrl_c().await.is_ok() {
                         std::process::exit(130);
                     }
@@ -356,6 +400,31 @@ fn interrupted() -> bool {
         });
     });
     INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Sends model retry notices above the progress bar (and into its message) while a run lasts;
+/// back to plain stderr when dropped.
+struct RetryReporter;
+
+impl RetryReporter {
+    /// Installs the reporter for `bar`.
+    fn install(bar: &ProgressBar) -> RetryReporter {
+        let bar = bar.clone();
+        clawrun_agents::llm::set_retry_reporter(Some(std::sync::Arc::new(move |line: &str| {
+            bar.suspend(|| eprintln!("{line}"));
+            bar.set_message(format!(
+                "retrying: {}",
+                line.trim_start_matches("clawrun: ")
+            ));
+        })));
+        RetryReporter
+    }
+}
+
+impl Drop for RetryReporter {
+    fn drop(&mut self) {
+        clawrun_agents::llm::set_retry_reporter(None);
+    }
 }
 
 /// A progress bar with ETA and the running pass rate (hidden when not wanted).

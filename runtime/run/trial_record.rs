@@ -80,13 +80,15 @@ pub fn run_and_record(
         Outcome::TaskError => Status::TaskError,
         _ => Status::Scored,
     };
+    // The judge's cached verdicts are keyed by the trial seed too (see README `--cache`).
+    let judge = cx.judge.map(|j| j.for_sample(output.seed));
     let verdict = if status != Status::Scored {
         None
     } else {
         Some(rt.block_on(clawrun_judge::judge(
             &task.loaded.task,
             &output.evidence,
-            cx.judge.map(|m| m as &dyn Complete),
+            judge.as_ref().map(|m| m as &dyn Complete),
             cx.score,
         )))
     };
@@ -102,6 +104,7 @@ pub fn run_and_record(
         outcome: output.outcome,
         turns: output.turns,
         user_rounds: output.user_rounds,
+        cached_turns: output.cached_turns,
         input_tokens: output.usage.input_tokens,
         output_tokens: output.usage.output_tokens,
         root_hash: output.root_hash.clone(),
@@ -123,8 +126,9 @@ fn start_and_run(
         AgentSpec::Replay(run) => Some(recorded_trace(run, task.id(), trial)?),
         _ => None,
     };
-    let mut agent = cx.agent.build(task, recorded.as_deref())?;
-    let user = simulated_user(cx, task, recorded.as_deref())?;
+    let seed = crate::faults::trial_seed(cx.seed, task.id(), trial);
+    let mut agent = cx.agent.build(task, recorded.as_deref(), seed)?;
+    let user = simulated_user(cx, task, recorded.as_deref(), seed)?;
     let mut limits = Limits::of(task);
     limits.max_tokens = cx.max_tokens;
     run_trial(
@@ -140,11 +144,13 @@ fn start_and_run(
 }
 
 /// The simulated user of a multi-turn task: the recording when replaying, else an LLM playing
-/// the persona when a user model is given, else the task's script; `None` for single-turn tasks.
+/// the persona when a user model is given (its cached replies keyed by the trial seed `seed`),
+/// else the task's script; `None` for single-turn tasks.
 fn simulated_user(
     cx: &TrialContext<'_>,
     task: &TaskEnv,
     recorded: Option<&[Event]>,
+    seed: u64,
 ) -> Result<Option<Box<dyn SimulatedUser>>> {
     let Some(ua) = task.loaded.task.user_agent.as_ref().filter(|u| u.enabled) else {
         return Ok(None);
@@ -155,7 +161,9 @@ fn simulated_user(
     // With a user model the persona is played by it (Claw-Eval's way); the script is the
     // offline stand-in.
     if let Some(config) = cx.user_model {
-        let client = LlmClient::new(config.clone()).map_err(|e| anyhow!("{e}"))?;
+        let client = LlmClient::new(config.clone())
+            .map_err(|e| anyhow!("{e}"))?
+            .for_sample(seed);
         return Ok(Some(Box::new(LlmUser::new(client, &ua.persona))));
     }
     if let Some(script) = &ua.script {

@@ -50,6 +50,8 @@ pub struct TrialOutput {
     pub turns: u32,
     /// Simulated-user rounds.
     pub user_rounds: u32,
+    /// Assistant turns served from the response cache (`--cache`).
+    pub cached_turns: u32,
     /// Tokens the agent spent.
     pub usage: Usage,
     /// The workspace's root hash at the end of Execution.
@@ -138,6 +140,7 @@ pub fn run_trial(
             role: Role::User,
             content: prompt.content.clone(),
             usage: None,
+            cached: false,
         },
     );
     let mut conv = Conversation {
@@ -159,6 +162,7 @@ pub fn run_trial(
     let mut usage = Usage::default();
     let mut calls: Vec<CallRecord> = Vec::new();
     let (mut turns, mut rounds, mut faults_seen) = (0u32, 0u32, 0u32);
+    let mut cached_turns = 0u32;
     let mut error = None;
 
     let outcome = 'turns: loop {
@@ -183,6 +187,7 @@ pub fn run_trial(
             }
         };
         turns += 1;
+        cached_turns += u32::from(reply.cached);
         usage.add(reply.usage);
         env.clock.advance(reply.wait_ns);
         let message = Message {
@@ -195,6 +200,7 @@ pub fn run_trial(
                 role: Role::Assistant,
                 content: message.content.clone(),
                 usage: Some(reply.usage),
+                cached: reply.cached,
             },
         );
         let tool_calls: Vec<(String, String, serde_json::Value)> = message
@@ -355,6 +361,7 @@ pub fn run_trial(
         outcome,
         turns,
         user_rounds: rounds,
+        cached_turns,
         usage,
         root_hash,
         error,
@@ -442,6 +449,7 @@ pub fn not_started(
         outcome: Outcome::TaskError,
         turns: 0,
         user_rounds: 0,
+        cached_turns: 0,
         usage: Usage::default(),
         root_hash,
         error: Some(error),

@@ -14,6 +14,8 @@ pub struct Reply {
     pub usage: Usage,
     /// Virtual time the agent spent before replying, in nanoseconds (the oracle's backoff).
     pub wait_ns: u64,
+    /// Whether the message was served from the response cache instead of the model (`--cache`).
+    pub cached: bool,
 }
 
 /// Why an agent could not produce a step.

@@ -176,6 +176,7 @@ impl ScriptAgent {
             },
             usage: Usage::default(),
             wait_ns,
+            cached: false,
         }
     }
 }
@@ -205,6 +206,7 @@ impl Agent for ScriptAgent {
                 message: Message::assistant(self.answer.clone()),
                 usage: Usage::default(),
                 wait_ns: 0,
+                cached: false,
             });
         };
         self.next += 1;
@@ -216,6 +218,7 @@ impl Agent for ScriptAgent {
                 message: Message::assistant(text),
                 usage: Usage::default(),
                 wait_ns: 0,
+                cached: false,
             },
         })
     }

@@ -16,6 +16,9 @@ struct Turn {
     usage: Usage,
     /// Virtual time between the previous event and this turn (the agent's wait).
     wait_ns: u64,
+    /// Whether the recorded turn came from the response cache (replayed as such, so the
+    /// re-run trace equals the recording).
+    cached: bool,
     /// (call id, tool, output, is_error) of each tool result that followed.
     results: Vec<(String, String, String, bool)>,
 }
@@ -48,7 +51,9 @@ impl ReplayAgent {
                     role: Role::Assistant,
                     content,
                     usage,
+                    cached,
                 } => turns.push(Turn {
+                    cached: *cached,
                     message: Message {
                         role: Role::Assistant,
                         content: content.clone(),
@@ -174,6 +179,7 @@ impl Agent for ReplayAgent {
             message: turn.message.clone(),
             usage: turn.usage,
             wait_ns: turn.wait_ns,
+            cached: turn.cached,
         })
     }
 }

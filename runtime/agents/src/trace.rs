@@ -70,6 +70,10 @@ pub enum EventKind {
         /// Tokens the assistant turn cost (assistant messages only).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         usage: Option<Usage>,
+        /// Whether the assistant turn was served from the response cache (`--cache`) rather
+        /// than by the model; absent when not.
+        #[serde(default, skip_serializing_if = "is_false")]
+        cached: bool,
     },
     /// The agent called a tool.
     ToolCall {
@@ -172,6 +176,11 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         limits: Vec<String>,
     },
+}
+
+/// Whether a flag is off (serde skips such fields).
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// One `env_snapshot_commands` entry after it ran.

@@ -312,20 +312,39 @@ async fn cache_hits_skip_http() {
         let c = client(cfg.clone());
         let a = c.complete(&conversation("same")).await.unwrap();
         let b = c.complete(&conversation("same")).await.unwrap();
-        assert_eq!(a, b);
+        assert_eq!((&a.message, a.usage), (&b.message, b.usage));
+        assert!(!a.cached && b.cached, "the hit is marked");
         assert_eq!(server.requests().len(), 1, "the second call is a cache hit");
         assert_eq!(c.stats().cache_hits, 1);
         assert_eq!(c.usage().input_tokens, 2 * a.usage.input_tokens);
         // A new client (a new process, say) hits the files too.
         let fresh = client(cfg.clone());
-        assert_eq!(fresh.complete(&conversation("same")).await.unwrap(), a);
+        assert_eq!(
+            fresh.complete(&conversation("same")).await.unwrap().message,
+            a.message
+        );
         assert_eq!(server.requests().len(), 1);
+        // Each trial seed is its own sample: the same request for two trials goes out twice,
+        // and each trial's entry serves only that trial afterwards.
+        let (t1, t2) = (c.for_sample(1), c.for_sample(2));
+        assert!(!t1.complete(&conversation("same")).await.unwrap().cached);
+        assert!(!t2.complete(&conversation("same")).await.unwrap().cached);
+        assert_eq!(server.requests().len(), 3);
+        assert!(t1.complete(&conversation("same")).await.unwrap().cached);
+        assert!(
+            c.for_sample(2)
+                .complete(&conversation("same"))
+                .await
+                .unwrap()
+                .cached
+        );
+        assert_eq!(server.requests().len(), 3);
         // A different request misses.
         c.complete(&conversation("different")).await.unwrap();
-        assert_eq!(server.requests().len(), 2);
+        assert_eq!(server.requests().len(), 4);
         // One file per key, under a two-hex-digit folder.
         let files: Vec<_> = walk(dir.path());
-        assert_eq!(files.len(), 2, "{files:?}");
+        assert_eq!(files.len(), 4, "{files:?}");
         for f in &files {
             let name = f.file_stem().unwrap().to_str().unwrap();
             assert_eq!(name.len(), 64);
@@ -341,14 +360,14 @@ async fn cache_hits_skip_http() {
         let c = client(off);
         c.complete(&conversation("same")).await.unwrap();
         c.complete(&conversation("same")).await.unwrap();
-        assert_eq!(server.requests().len(), 4);
+        assert_eq!(server.requests().len(), 6);
         // Auto with a non-zero temperature: off too.
         let mut warm = cfg.clone();
         warm.temperature = Some(0.7);
         let c = client(warm);
         c.complete(&conversation("same")).await.unwrap();
         c.complete(&conversation("same")).await.unwrap();
-        assert_eq!(server.requests().len(), 6);
+        assert_eq!(server.requests().len(), 8);
         assert_eq!(c.stats().cache_hits, 0);
     }
 }

@@ -49,6 +49,10 @@ pub struct TrialRecord {
     pub turns: u32,
     /// Simulated-user rounds.
     pub user_rounds: u32,
+    /// Assistant turns served from the response cache (`--cache`) instead of the model;
+    /// absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_turns: u32,
     /// Prompt tokens spent.
     pub input_tokens: u64,
     /// Completion tokens spent.
@@ -66,6 +70,11 @@ pub struct TrialRecord {
     /// `trace_end`); absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub limits: Vec<String>,
+}
+
+/// Whether a count is zero (serde leaves such fields out).
+pub(crate) fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
 }
 
 impl TrialRecord {

@@ -1,8 +1,10 @@
 //! The on-disk response cache: one JSON file per request, keyed by blake3 of the request.
 //!
 //! Key = blake3 of the canonical JSON (sorted keys, no spaces) of
-//! `{"base_url", "body", "model", "provider", "v"}`, where `base_url` has any user
-//! credentials removed and the API key never takes part. The file
+//! `{"base_url", "body", "model", "provider", "sample", "v"}`, where `base_url` has any user
+//! credentials removed, the API key never takes part, and `sample` is the trial seed the
+//! request belongs to (`null` outside trials): the same request in another trial is another
+//! sample and never shares an entry. The file
 //! `<dir>/<first 2 hex>/<hex>.json` holds `{"provider", "model", "response"}` with the
 //! provider's raw response body; writes go to a temporary file renamed into place.
 
@@ -16,7 +18,7 @@ use serde_json::{Value, json};
 use super::config::Provider;
 
 /// Bumped when the key derivation or file layout changes.
-const CACHE_VERSION: u32 = 1;
+const CACHE_VERSION: u32 = 2;
 
 /// A response cache rooted at one folder.
 #[derive(Clone, Debug)]
@@ -31,10 +33,17 @@ impl ResponseCache {
         ResponseCache { dir }
     }
 
-    /// The key of a request.
-    pub(crate) fn key(provider: Provider, base_url: &str, model: &str, body: &Value) -> String {
+    /// The key of a request made for `sample` (the trial seed, if any).
+    pub(crate) fn key(
+        provider: Provider,
+        base_url: &str,
+        model: &str,
+        body: &Value,
+        sample: Option<u64>,
+    ) -> String {
         let request = json!({
             "v": CACHE_VERSION,
+            "sample": sample,
             "provider": provider.name(),
             "base_url": strip_credentials(base_url),
             "model": model,
@@ -145,18 +154,24 @@ mod tests {
     #[test]
     fn keys_ignore_credentials_but_not_content() {
         let body = json!({"messages": []});
-        let k = ResponseCache::key(Provider::OpenAi, "http://h/v1", "m", &body);
+        let k = ResponseCache::key(Provider::OpenAi, "http://h/v1", "m", &body, Some(1));
         assert_eq!(
             k,
-            ResponseCache::key(Provider::OpenAi, "http://u:secret@h/v1", "m", &body)
+            ResponseCache::key(
+                Provider::OpenAi,
+                "http://u:secret@h/v1",
+                "m",
+                &body,
+                Some(1)
+            )
         );
         assert_ne!(
             k,
-            ResponseCache::key(Provider::Anthropic, "http://h/v1", "m", &body)
+            ResponseCache::key(Provider::Anthropic, "http://h/v1", "m", &body, Some(1))
         );
         assert_ne!(
             k,
-            ResponseCache::key(Provider::OpenAi, "http://h/v1", "n", &body)
+            ResponseCache::key(Provider::OpenAi, "http://h/v1", "n", &body, Some(1))
         );
         assert_ne!(
             k,
@@ -164,8 +179,18 @@ mod tests {
                 Provider::OpenAi,
                 "http://h/v1",
                 "m",
-                &json!({"messages": [1]})
+                &json!({"messages": [1]}),
+                Some(1)
             )
+        );
+        // Another trial (sample) is another entry.
+        assert_ne!(
+            k,
+            ResponseCache::key(Provider::OpenAi, "http://h/v1", "m", &body, Some(2))
+        );
+        assert_ne!(
+            k,
+            ResponseCache::key(Provider::OpenAi, "http://h/v1", "m", &body, None)
         );
         assert_eq!(strip_credentials("https://a@b/c@d"), "https://b/c@d");
     }
@@ -174,7 +199,7 @@ mod tests {
     fn round_trip_and_corruption() {
         let dir = tempfile::tempdir().unwrap();
         let cache = ResponseCache::new(dir.path().join("llm"));
-        let key = ResponseCache::key(Provider::OpenAi, "http://h", "m", &json!({}));
+        let key = ResponseCache::key(Provider::OpenAi, "http://h", "m", &json!({}), None);
         assert_eq!(cache.get(&key), None);
         cache
             .put(&key, Provider::OpenAi, "m", &json!({"ok": 1}))

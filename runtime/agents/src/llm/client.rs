@@ -11,7 +11,7 @@ use tokio::sync::Semaphore;
 
 use super::cache::ResponseCache;
 use super::config::{ModelConfig, Provider, ResolvedEndpoint};
-use super::{anthropic, limits, openai, retry};
+use super::{anthropic, control, limits, openai, retry};
 use crate::agent::{Agent, AgentError, Complete, Reply};
 use crate::conversation::{Conversation, Message, Usage};
 
@@ -35,6 +35,9 @@ pub struct ClientStats {
 pub struct LlmClient {
     /// The shared state.
     inner: Arc<Inner>,
+    /// The trial seed this client's requests belong to: part of the cache key, so each trial
+    /// is its own sample even when the cache is on.
+    sample: Option<u64>,
 }
 
 /// What clones of a client share.
@@ -63,6 +66,8 @@ enum Attempt {
     Retry(String, Option<Duration>),
     /// A failure retrying cannot fix.
     Fatal(String),
+    /// No connection could be made (refused, DNS failure): retried a few times only.
+    Unreachable(String),
 }
 
 impl LlmClient {
@@ -116,7 +121,17 @@ impl LlmClient {
                 limit,
                 stats: Mutex::default(),
             }),
+            sample: None,
         })
+    }
+
+    /// This client for the requests of the trial with seed `seed` (sharing the counters):
+    /// cached responses are keyed by the request and this seed.
+    pub fn for_sample(&self, seed: u64) -> Self {
+        LlmClient {
+            inner: Arc::clone(&self.inner),
+            sample: Some(seed),
+        }
     }
 
     /// The configuration.
@@ -165,19 +180,32 @@ impl LlmClient {
             &self.inner.endpoint.base_url,
             &config.model,
             &body,
+            self.sample,
         );
         if let Some(cache) = &self.inner.cache
             && let Some(response) = cache.get(&key)
             && let Ok((message, usage)) = self.parse(&response, turn)
         {
             self.count(|s| s.cache_hits += 1);
-            return Ok(self.reply(message, usage));
+            return Ok(Reply {
+                cached: true,
+                ..self.reply(message, usage)
+            });
         }
         let bytes = serde_json::to_vec(&body).expect("JSON values serialize");
-        let mut attempt = 0;
+        let url = &self.inner.url;
+        let (mut attempt, mut unreachable) = (0u32, 0u32);
         loop {
-            let (error, retry_after) = match self.send(&bytes).await {
-                Attempt::Done(response) => match self.parse(&response, turn) {
+            if let Some(reason) = control::unreachable(url) {
+                return Err(AgentError::Infra(format!(
+                    "{}: {reason}",
+                    config.describe()
+                )));
+            }
+            let sent = control::cancellable(self.send(&bytes)).await;
+            let (error, retry_after) = match sent {
+                None => return Err(cancelled(config)),
+                Some(Attempt::Done(response)) => match self.parse(&response, turn) {
                     Ok((message, usage)) => {
                         if let Some(cache) = &self.inner.cache {
                             // A cache that cannot be written only costs a later HTTP call.
@@ -190,8 +218,21 @@ impl LlmClient {
                         None,
                     ),
                 },
-                Attempt::Retry(error, retry_after) => (error, retry_after),
-                Attempt::Fatal(error) => {
+                Some(Attempt::Retry(error, retry_after)) => (error, retry_after),
+                Some(Attempt::Unreachable(error)) => {
+                    unreachable += 1;
+                    if unreachable > retry::UNREACHABLE_RETRIES.min(config.max_retries) {
+                        let reason =
+                            format!("cannot reach {url} after {} attempts: {error}", attempt + 1);
+                        control::mark_unreachable(url, &reason);
+                        return Err(AgentError::Infra(format!(
+                            "{}: {reason}",
+                            config.describe()
+                        )));
+                    }
+                    (error, None)
+                }
+                Some(Attempt::Fatal(error)) => {
                     return Err(AgentError::Infra(format!("{}: {error}", config.describe())));
                 }
             };
@@ -202,10 +243,107 @@ impl LlmClient {
                     attempt + 1
                 )));
             }
-            tokio::time::sleep(retry::delay(config, attempt, key.as_bytes(), retry_after)).await;
+            let wait = retry::delay(config, attempt, key.as_bytes(), retry_after);
+            let budget = if unreachable > 0 {
+                retry::UNREACHABLE_RETRIES.min(config.max_retries) + 1
+            } else {
+                config.max_retries + 1
+            };
+            control::report_retry(&format!(
+                "clawrun: {}: attempt {} of at most {budget} failed ({error}); retrying in {:.1} s",
+                config.describe(),
+                attempt + 1,
+                wait.as_secs_f64()
+            ));
+            if control::cancellable(tokio::time::sleep(wait))
+                .await
+                .is_none()
+            {
+                return Err(cancelled(config));
+            }
             attempt += 1;
             self.count(|s| s.retries += 1);
         }
+    }
+
+    /// Checks that the endpoint answers before a run starts: `GET {base}/models` (Anthropic:
+    /// `{base}/v1/models`) with the credentials, retried briefly when the connection fails. Any
+    /// answer but 401/403 counts (some servers have no model list); a connection that cannot be
+    /// made and a refused key are one-line errors naming the endpoint.
+    pub async fn probe(&self) -> Result<(), String> {
+        let inner = &self.inner;
+        let config = &inner.config;
+        let url = match config.provider {
+            Provider::OpenAi => format!("{}/models", inner.endpoint.base_url),
+            Provider::Anthropic => format!(
+                "{}/v1/models",
+                inner.endpoint.base_url.trim_end_matches("/v1")
+            ),
+        };
+        let mut last = String::new();
+        for attempt in 0..=retry::UNREACHABLE_RETRIES {
+            if attempt > 0 {
+                let wait = retry::probe_delay(attempt);
+                let sleep = control::cancellable(tokio::time::sleep(wait)).await;
+                if sleep.is_none() {
+                    return Err(format!("{}: cancelled", config.describe()));
+                }
+            }
+            let request = self.authorize(inner.http.get(&url));
+            let sent = control::cancellable(request.send()).await;
+            let response = match sent {
+                None => return Err(format!("{}: cancelled", config.describe())),
+                Some(Ok(r)) => r,
+                Some(Err(e)) => {
+                    last = transport_error(&e, &url);
+                    continue;
+                }
+            };
+            let status = response.status().as_u16();
+            if status == 401 || status == 403 {
+                let bytes = response.bytes().await.unwrap_or_default();
+                return Err(format!(
+                    "{} at {}: the API key was refused (HTTP {status}: {}); check the key \
+                     variable or the config's api_key",
+                    config.describe(),
+                    inner.endpoint.base_url,
+                    error_message(&bytes)
+                ));
+            }
+            return Ok(());
+        }
+        Err(format!(
+            "{} at {}: {last} ({} attempts); start the server or fix the base URL (or pass \
+             --no-probe to skip this check)",
+            config.describe(),
+            inner.endpoint.base_url,
+            retry::UNREACHABLE_RETRIES + 1
+        ))
+    }
+
+    /// Whether requests to this client's endpoint were given up as unreachable, and why.
+    pub fn unreachable(&self) -> Option<String> {
+        control::unreachable(&self.inner.url)
+    }
+
+    /// Forgets an earlier "unreachable" verdict on this client's endpoint.
+    pub fn clear_unreachable(&self) {
+        control::clear_unreachable(&self.inner.url);
+    }
+
+    /// `request` with the provider's headers and the API key.
+    fn authorize(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match (self.inner.config.provider, &self.inner.endpoint.api_key) {
+            (Provider::OpenAi, Some(key)) => request = request.bearer_auth(key),
+            (Provider::OpenAi, None) => {}
+            (Provider::Anthropic, key) => {
+                request = request.header("anthropic-version", anthropic::VERSION);
+                if let Some(key) = key {
+                    request = request.header("x-api-key", key);
+                }
+            }
+        }
+        request
     }
 
     /// Parses a response body with the provider's parser.
@@ -226,6 +364,7 @@ impl LlmClient {
             message,
             usage,
             wait_ns: 0,
+            cached: false,
         }
     }
 
@@ -243,23 +382,19 @@ impl LlmClient {
             .await
             .expect("limits are never closed");
         self.count(|s| s.http_requests += 1);
-        let mut request = inner
-            .http
-            .post(&inner.url)
-            .header(CONTENT_TYPE, "application/json")
-            .body(body.to_vec());
-        match (inner.config.provider, &inner.endpoint.api_key) {
-            (Provider::OpenAi, Some(key)) => request = request.bearer_auth(key),
-            (Provider::OpenAi, None) => {}
-            (Provider::Anthropic, key) => {
-                request = request.header("anthropic-version", anthropic::VERSION);
-                if let Some(key) = key {
-                    request = request.header("x-api-key", key);
-                }
-            }
-        }
+        let request = self.authorize(
+            inner
+                .http
+                .post(&inner.url)
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.to_vec()),
+        );
         let response = match request.send().await {
             Ok(r) => r,
+            // Connection refused, DNS failure: nobody is listening (bounded retries).
+            Err(e) if e.is_connect() => {
+                return Attempt::Unreachable(transport_error(&e, &inner.url));
+            }
             Err(e) => return Attempt::Retry(transport_error(&e, &inner.url), None),
         };
         let status = response.status().as_u16();
@@ -379,10 +514,22 @@ fn is_loopback(url: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// The error of a request cancelled by [`control::cancel_requests`] (Ctrl-C).
+fn cancelled(config: &ModelConfig) -> AgentError {
+    AgentError::Infra(format!("{}: cancelled (Ctrl-C)", config.describe()))
+}
+
 /// A transport failure as text, with its causes.
 fn transport_error(e: &reqwest::Error, url: &str) -> String {
     if e.is_timeout() {
         format!("request to {url} timed out")
+    } else if e.is_connect() {
+        // The innermost cause says it best (`Connection refused (os error 111)`, DNS errors).
+        let mut source: &dyn std::error::Error = e;
+        while let Some(s) = source.source() {
+            source = s;
+        }
+        format!("cannot connect to {url}: {source}")
     } else {
         format!("request to {url} failed: {}", chain(e))
     }

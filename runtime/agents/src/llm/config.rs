@@ -51,12 +51,12 @@ impl FromStr for Provider {
 /// Whether model responses are cached on disk.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CacheMode {
-    /// On exactly when the temperature is 0 (the default).
-    #[default]
+    /// On exactly when the temperature is 0.
     Auto,
     /// Always on.
     On,
-    /// Always off.
+    /// Always off (the default: every request reaches the model).
+    #[default]
     Off,
 }
 
@@ -114,7 +114,7 @@ pub struct ModelConfig {
     /// Whether images are sent to the model (else replaced by a text placeholder).
     /// Default: false for OpenAI-compatible models, true for Anthropic.
     pub accepts_images: bool,
-    /// Response caching.
+    /// Response caching (default off; `clawrun run --cache` turns it on).
     pub cache: CacheMode,
     /// The cache folder; `None` = `$CLAWRUN_CACHE_DIR/llm`, else
     /// `$XDG_CACHE_HOME/clawrun/llm`, else `~/.cache/clawrun/llm`.
@@ -140,7 +140,7 @@ impl ModelConfig {
             retry_after_cap: Duration::from_secs(120),
             concurrency: 4,
             accepts_images: provider == Provider::Anthropic,
-            cache: CacheMode::Auto,
+            cache: CacheMode::Off,
             cache_dir: None,
             extra_body: Map::new(),
         }
@@ -339,6 +339,8 @@ mod tests {
     #[test]
     fn cache_mode_follows_temperature() {
         let mut c = ModelConfig::new(Provider::OpenAi, "m");
+        assert!(!c.cache_enabled(), "off by default");
+        c.cache = CacheMode::Auto;
         assert!(c.cache_enabled());
         c.temperature = Some(0.7);
         assert!(!c.cache_enabled());

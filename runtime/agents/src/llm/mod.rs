@@ -8,6 +8,7 @@ mod arguments;
 mod cache;
 mod client;
 mod config;
+mod control;
 mod limits;
 mod openai;
 mod retry;
@@ -18,6 +19,7 @@ pub use self::config::{
     ANTHROPIC_DEFAULT_BASE_URL, CacheMode, ModelConfig, OPENAI_DEFAULT_BASE_URL,
     OPENROUTER_BASE_URL, Provider, ResolvedEndpoint,
 };
+pub use self::control::{Reporter, cancel_requests, requests_cancelled, set_retry_reporter};
 
 /// The text sent instead of an image to a model that does not accept images.
 pub fn image_placeholder(media_type: &str) -> String {

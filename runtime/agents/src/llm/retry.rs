@@ -6,6 +6,15 @@ use reqwest::header::HeaderMap;
 
 use super::config::ModelConfig;
 
+/// Retries after a connection could not be made at all (refused, DNS failure) before the
+/// endpoint is given up as unreachable: a few seconds, not the full backoff budget.
+pub(crate) const UNREACHABLE_RETRIES: u32 = 3;
+
+/// The wait before probe attempt `attempt` (from 1): 0.5 s, 1 s, 2 s.
+pub(crate) fn probe_delay(attempt: u32) -> Duration {
+    Duration::from_millis(250 << attempt.min(4))
+}
+
 /// Whether an HTTP status is worth retrying: 408, 409, 429 and every 5xx.
 pub(crate) fn is_retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429) || (500..600).contains(&status)

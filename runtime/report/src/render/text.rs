@@ -19,6 +19,12 @@ pub fn render_text(s: &Summary) -> String {
         "infrastructure errors: {} (excluded from all scores)\n",
         s.overall.infra_errors
     ));
+    if s.overall.cached_turns > 0 {
+        out.push_str(&format!(
+            "cached turns: {} (assistant turns of scored trials served from the response cache, not by the model)\n",
+            s.overall.cached_turns
+        ));
+    }
     if s.overall.task_errors > 0 {
         out.push_str(&format!(
             "task errors: {} (the task could not be run or judged; excluded from all scores; each record's error says why)\n",

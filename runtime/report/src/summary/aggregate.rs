@@ -67,6 +67,10 @@ pub struct Aggregate {
     pub unjudged_tasks: u32,
     /// Summed unjudged weight.
     pub unjudged_weight: f64,
+    /// Assistant turns served from the response cache over the scored trials (absent when
+    /// none).
+    #[serde(default, skip_serializing_if = "crate::record::is_zero")]
+    pub cached_turns: u64,
 }
 
 impl Aggregate {
@@ -111,6 +115,7 @@ impl Aggregate {
             unjudged_trials: sum(|t| u64::from(t.unjudged_trials)) as u32,
             unjudged_tasks: count(|t| t.unjudged_trials > 0),
             unjudged_weight: tasks.iter().map(|t| t.unjudged_weight).sum(),
+            cached_turns: sum(|t| t.cached_turns),
         }
     }
 }

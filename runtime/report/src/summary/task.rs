@@ -72,6 +72,10 @@ pub struct TaskSummary {
     pub input_tokens: u64,
     /// Completion tokens over the scored trials.
     pub output_tokens: u64,
+    /// Assistant turns served from the response cache over the scored trials (absent when
+    /// none).
+    #[serde(default, skip_serializing_if = "crate::record::is_zero")]
+    pub cached_turns: u64,
 }
 
 impl TaskSummary {
@@ -140,6 +144,10 @@ impl TaskSummary {
             unjudged_weight: verdicts.iter().map(|(_, v)| v.unjudged_weight).sum(),
             input_tokens: verdicts.iter().map(|(r, _)| r.input_tokens).sum(),
             output_tokens: verdicts.iter().map(|(r, _)| r.output_tokens).sum(),
+            cached_turns: verdicts
+                .iter()
+                .map(|(r, _)| u64::from(r.cached_turns))
+                .sum(),
         }
     }
 

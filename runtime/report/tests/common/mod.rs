@@ -85,6 +85,7 @@ pub fn scored_with(
         outcome: Outcome::FinalAnswer,
         turns: 3,
         user_rounds: 0,
+        cached_turns: 0,
         input_tokens: 100,
         output_tokens: 20,
         root_hash: "r00t".into(),
@@ -160,6 +161,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             role: Role::User,
             content: vec![Block::text("Send the quarterly report to the CFO.")],
             usage: None,
+            cached: false,
         },
         EventKind::Message {
             role: Role::Assistant,
@@ -175,6 +177,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
                 input_tokens: 50,
                 output_tokens: 10,
             }),
+            cached: false,
         },
         EventKind::ToolCall {
             id: "call_1_0".into(),
@@ -221,6 +224,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
                 input_tokens: 50,
                 output_tokens: 10,
             }),
+            cached: false,
         },
         EventKind::Snapshot {
             root_hash: "f1nal".into(),
