@@ -298,7 +298,12 @@ async fn unreachable_endpoint_is_an_infra_error() {
     cfg.max_retries = 1;
     let err = client(cfg).complete(&conversation("hi")).await.unwrap_err();
     assert!(matches!(err, AgentError::Infra(_)), "{err:?}");
-    assert!(err.to_string().contains("failed"), "{err}");
+    // One line naming the endpoint it could not reach.
+    assert!(
+        err.to_string()
+            .contains(&format!("cannot reach http://127.0.0.1:{port}/v1/messages")),
+        "{err}"
+    );
 }
 
 #[tokio::test]
