@@ -9,6 +9,7 @@ use clawrun_judge::ScoreConfig;
 use super::UsageError;
 use super::output::outln;
 use super::report::{ReportFormats, write_reports};
+use crate::run::selection::TaskFilter;
 use crate::run::{AgentSpec, RunOptions, Shard, run};
 
 /// Arguments of `clawrun run`.
@@ -20,6 +21,8 @@ pub struct RunArgs {
     /// The suite root: the folder holding `tasks/`.
     #[arg(long, value_name = "DIR", default_value = ".")]
     suite: PathBuf,
+    #[command(flatten)]
+    filter: TaskFilter,
     /// oracle | scripted:FILE | replay:RUN_DIR | openai:MODEL | anthropic:MODEL |
     /// openrouter:MODEL | idle.
     #[arg(long, default_value = "oracle", value_parser = AgentSpec::parse)]
@@ -115,6 +118,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
     let options = RunOptions {
         suite: args.suite.clone(),
         tasks: args.tasks.clone(),
+        filter: args.filter.clone(),
         agent: args.agent.clone(),
         trials: args.trials,
         faults: Some(args.faults.clone()),

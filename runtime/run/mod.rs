@@ -6,6 +6,7 @@
 //! - [`manifest`]: `run.json`, what a run was asked.
 //! - [`preflight`]: the checks before a run folder is made (files, keys, a probe request).
 //! - [`resume`]: the configuration check of `--resume`, and which trials are finished.
+//! - [`selection`]: `--limit`, `--tags`, `--category`, `--group`, `--exclude`.
 //! - [`shard`]: the deterministic (task, trial) split.
 //! - [`runner`]: the pool, progress, Ctrl-C, records.
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
@@ -16,6 +17,7 @@ pub mod manifest;
 pub mod preflight;
 pub mod resume;
 pub mod runner;
+pub mod selection;
 pub mod shard;
 pub mod trial_record;
 
