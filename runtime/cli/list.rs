@@ -1,10 +1,14 @@
-//! `clawrun list`: the tasks of a suite.
+//! `clawrun list`: the tasks of a suite (a table, or `--json`), with the selection filters of
+//! `clawrun run`.
 
 use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
+use serde_json::json;
 
+use super::UsageError;
 use super::output::{self, outln};
+use crate::run::selection::TaskFilter;
 
 /// Arguments of `clawrun list`.
 #[derive(Debug, clap::Args)]
@@ -12,14 +16,53 @@ pub struct ListArgs {
     /// The suite root: the folder holding `tasks/`.
     #[arg(long, value_name = "DIR", default_value = ".")]
     suite: PathBuf,
+    /// Print one JSON array of {id, folder, category, group, tags} instead of the table.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    filter: TaskFilter,
 }
 
-/// Prints one line per task: id, group, category, services, tools, whether it has an oracle.
-/// Tasks that fail to load, and tasks sharing an id, are reported on stderr (status 1).
+/// Prints one line per selected task: id, group, category, services, tools, whether it has an
+/// oracle. Tasks that fail to load, and tasks sharing an id, are reported on stderr (status 1).
 pub fn list_command(args: ListArgs) -> Result<i32> {
     let suite = clawrun_task::Suite::open(&args.suite).map_err(|e| anyhow!("{e}"))?;
     let dirs = crate::run::runner::suite_tasks(&suite)?;
     let selection = suite.load_selection(&dirs);
+    let loaded = selection.tasks.len();
+    let tasks = if args.filter.is_empty() {
+        selection.tasks
+    } else {
+        args.filter.apply(selection.tasks)
+    };
+    if tasks.is_empty() && loaded > 0 && !args.filter.is_empty() {
+        return Err(UsageError(format!(
+            "no task of {} is selected by {}",
+            args.suite.display(),
+            args.filter.describe()
+        ))
+        .into());
+    }
+    for e in &selection.errors {
+        output::error_line(format_args!("{e}"));
+    }
+    let failed = dirs.len() - loaded;
+    if args.json {
+        let rows: Vec<_> = tasks
+            .iter()
+            .map(|l| {
+                json!({
+                    "id": l.task.task_id,
+                    "folder": l.dir,
+                    "category": l.task.category,
+                    "group": l.task.group.as_str(),
+                    "tags": l.task.tags,
+                })
+            })
+            .collect();
+        outln!("{}", serde_json::to_string_pretty(&rows)?)?;
+        return Ok(i32::from(failed > 0));
+    }
     outln!(
         "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} services",
         "task",
@@ -29,7 +72,7 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
         "tools",
         "oracle"
     )?;
-    for t in selection.tasks.iter().map(|l| &l.task) {
+    for t in tasks.iter().map(|l| &l.task) {
         outln!(
             "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} {}",
             t.task_id,
@@ -45,10 +88,14 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
                 .join(",")
         )?;
     }
-    for e in &selection.errors {
-        output::error_line(format_args!("{e}"));
+    if args.filter.is_empty() {
+        outln!("{} tasks, {failed} failed to load", dirs.len())?;
+    } else {
+        outln!(
+            "{} of {} tasks selected, {failed} failed to load",
+            tasks.len(),
+            dirs.len()
+        )?;
     }
-    let failed = dirs.len() - selection.tasks.len();
-    outln!("{} tasks, {failed} failed to load", dirs.len())?;
     Ok(i32::from(failed > 0))
 }

@@ -9,6 +9,8 @@ use clawrun_judge::ScoreConfig;
 use super::UsageError;
 use super::output::outln;
 use super::report::{ReportFormats, write_reports};
+use crate::run::model_settings::{self, AgentModelFlags};
+use crate::run::selection::TaskFilter;
 use crate::run::{AgentSpec, RunOptions, Shard, run};
 
 /// Arguments of `clawrun run`.
@@ -20,10 +22,15 @@ pub struct RunArgs {
     /// The suite root: the folder holding `tasks/`.
     #[arg(long, value_name = "DIR", default_value = ".")]
     suite: PathBuf,
+    #[command(flatten)]
+    filter: TaskFilter,
     /// oracle | scripted:FILE | replay:RUN_DIR | openai:MODEL | anthropic:MODEL |
     /// openrouter:MODEL | idle.
-    #[arg(long, default_value = "oracle", value_parser = AgentSpec::parse)]
-    agent: AgentSpec,
+    /// Default: oracle, or the `agent:` model of --model-config.
+    #[arg(long, value_parser = AgentSpec::parse)]
+    agent: Option<AgentSpec>,
+    #[command(flatten)]
+    model_flags: AgentModelFlags,
     /// Trials per task (at least 1).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     trials: u32,
@@ -53,7 +60,7 @@ pub struct RunArgs {
     resume: bool,
     /// With --resume: continue although a task's files changed (its finished trials run again)
     /// or clawrun's version differs. Never overrides another agent, seed, fault plan, judge,
-    /// user model, --max-tokens, --cache or score setting.
+    /// user model, model temperature or base URL, --max-tokens, --cache or score setting.
     #[arg(long, requires = "resume")]
     force: bool,
     /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are reported unjudged).
@@ -111,11 +118,21 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let out = args.out.clone().unwrap_or_else(|| default_out(&args));
+    let models = model_settings::resolve(
+        args.agent.clone(),
+        args.judge.clone(),
+        args.user_model.clone(),
+        &args.model_flags,
+    )?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&models.agent, args.seed, args.resume));
     let options = RunOptions {
         suite: args.suite.clone(),
         tasks: args.tasks.clone(),
-        agent: args.agent.clone(),
+        filter: args.filter.clone(),
+        agent: models.agent,
         trials: args.trials,
         faults: Some(args.faults.clone()),
         seed: args.seed,
@@ -124,8 +141,8 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
         shard,
         resume: args.resume,
         force: args.force,
-        judge: args.judge.clone(),
-        user_model: args.user_model.clone(),
+        judge: models.judge,
+        user_model: models.user_model,
         max_tokens: args.max_tokens,
         cache: args.cache,
         disk_quota: args.disk_quota,
@@ -188,12 +205,12 @@ fn positive(text: &str) -> Result<usize, String> {
 }
 
 /// A fresh run folder under `runs/` named after the agent and seed.
-fn default_out(args: &RunArgs) -> PathBuf {
-    let agent = args.agent.describe().replace(['/', ':', '\\'], "_");
-    let base = format!("{agent}-seed{}", args.seed);
+fn default_out(agent: &AgentSpec, seed: u64, resume: bool) -> PathBuf {
+    let agent = agent.describe().replace(['/', ':', '\\'], "_");
+    let base = format!("{agent}-seed{seed}");
     let mut out = PathBuf::from("runs").join(&base);
     let mut i = 2;
-    while out.exists() && !args.resume {
+    while out.exists() && !resume {
         out = PathBuf::from("runs").join(format!("{base}-{i}"));
         i += 1;
     }

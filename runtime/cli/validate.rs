@@ -8,6 +8,7 @@ use clawrun_judge::ScoreConfig;
 
 use super::output::outln;
 use crate::run::runner::prepare_tasks;
+use crate::run::selection::TaskFilter;
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::{Harness, Limits, TaskEnv, firewall, run_trial};
 
@@ -23,6 +24,8 @@ pub struct ValidateArgs {
     /// Treat warnings as errors.
     #[arg(long)]
     strict: bool,
+    #[command(flatten)]
+    filter: TaskFilter,
 }
 
 /// One task's validation.
@@ -37,6 +40,7 @@ struct Outcome {
 pub fn validate_command(args: ValidateArgs) -> Result<i32> {
     let mut options = RunOptions::new(&args.suite, AgentSpec::Oracle, PathBuf::new());
     options.tasks = args.tasks.clone();
+    options.filter = args.filter.clone();
     let tasks = prepare_tasks(&options, None)?;
     let harness = Harness::new()?;
     let rt = tokio::runtime::Builder::new_current_thread()

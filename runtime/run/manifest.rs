@@ -1,5 +1,5 @@
 //! `run.json` (`run.shard-I-of-N.json` per shard): what a run was asked — the agent, the seed,
-//! the fault plan and its hash, the judge, the user model, the limits, the score settings,
+//! the fault plan and its hash, the judge, the user model, the model settings, the limits, the score settings,
 //! the task hashes, the versions — read, merged on `--resume`, and written atomically (shards
 //! read each other's).
 
@@ -9,6 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clawrun_agents::llm::ModelConfig;
 use serde_json::{Map, Value, json};
 
+use super::model_settings::describe_settings;
 use super::runner::RunOptions;
 use crate::faults::FaultPlan;
 use crate::trial::TaskEnv;
@@ -46,6 +47,14 @@ pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv
         "user_model": options.user_model.as_ref().map(ModelConfig::describe),
         "max_tokens": options.max_tokens,
         "cache": options.cache,
+        "models": {
+            "agent": describe_settings(match &options.agent {
+                super::AgentSpec::Model(m) => Some(m),
+                _ => None,
+            }),
+            "judge": describe_settings(options.judge.as_ref()),
+            "user_model": describe_settings(options.user_model.as_ref()),
+        },
         "disk_quota": options.disk_quota,
         "inode_quota": options.inode_quota,
         "score": {

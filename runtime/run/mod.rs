@@ -4,8 +4,10 @@
 //! - [`agent_spec`]: `--agent` and how an agent is built per trial.
 //! - [`journal`]: `journal.jsonl`, torn-line safe.
 //! - [`manifest`]: `run.json`, what a run was asked.
+//! - [`model_settings`]: `--model-config` and the agent's model flags.
 //! - [`preflight`]: the checks before a run folder is made (files, keys, a probe request).
 //! - [`resume`]: the configuration check of `--resume`, and which trials are finished.
+//! - [`selection`]: `--limit`, `--tags`, `--category`, `--group`, `--exclude`.
 //! - [`shard`]: the deterministic (task, trial) split.
 //! - [`runner`]: the pool, progress, Ctrl-C, records.
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
@@ -13,9 +15,11 @@
 pub mod agent_spec;
 pub mod journal;
 pub mod manifest;
+pub mod model_settings;
 pub mod preflight;
 pub mod resume;
 pub mod runner;
+pub mod selection;
 pub mod shard;
 pub mod trial_record;
 

@@ -74,6 +74,12 @@ const FIELDS: &[(&str, Option<&str>)] = &[
     ("user_model", Some("--user-model")),
     ("max_tokens", Some("--max-tokens")),
     ("cache", Some("--cache")),
+    ("models.agent.temperature", Some("--temperature")),
+    ("models.agent.base_url", Some("--base-url")),
+    ("models.judge.temperature", None),
+    ("models.judge.base_url", None),
+    ("models.user_model.temperature", None),
+    ("models.user_model.base_url", None),
     ("disk_quota", Some("--disk-quota")),
     ("inode_quota", Some("--inode-quota")),
     ("score.pass_threshold", Some("--pass-threshold")),
@@ -279,6 +285,7 @@ fn compare(
                     "pass {flag} {} to continue this run, or choose another --out for a new one",
                     show(old)
                 ),
+                None if field.starts_with("models.") => "give the --model-config settings this run began with (run.json `models`), or choose another --out for a new one".into(),
                 None if *field == "trace_version" => "finish this run with the clawrun that started it, or choose another --out for a new one".into(),
                 None => "continue this run with its score settings, or choose another --out for a new one".into(),
             };

@@ -15,6 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::agent_spec::AgentSpec;
 use super::journal::{Journal, latest};
 use super::preflight::{self, Models, SetupError};
+use super::selection::TaskFilter;
 use super::shard::Shard;
 use super::trial_record::{TrialContext, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
@@ -26,6 +27,8 @@ pub struct RunOptions {
     pub suite: PathBuf,
     /// Task folders relative to the suite root, or task ids; empty = every task.
     pub tasks: Vec<String>,
+    /// `--limit`, `--tags`, `--category`, `--group`, `--exclude` over those tasks.
+    pub filter: TaskFilter,
     /// The agent.
     pub agent: AgentSpec,
     /// Trials per task.
@@ -78,6 +81,7 @@ impl RunOptions {
         RunOptions {
             suite: suite.into(),
             tasks: Vec::new(),
+            filter: TaskFilter::default(),
             agent,
             trials: 1,
             faults: None,
@@ -167,8 +171,18 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
     };
     let selection = suite.load_selection(&selected);
     let mut errors: Vec<String> = selection.errors.iter().map(|e| e.to_string()).collect();
+    let loaded_count = selection.tasks.len();
+    let chosen = options.filter.apply(selection.tasks);
+    if chosen.is_empty() && loaded_count > 0 && !options.filter.is_empty() {
+        return Err(SetupError::Usage(format!(
+            "no task of {} is selected by {} (`clawrun list` with the same filters shows the selection)",
+            options.suite.display(),
+            options.filter.describe()
+        ))
+        .into());
+    }
     let mut envs = Vec::new();
-    for loaded in selection.tasks {
+    for loaded in chosen {
         for w in &loaded.warnings {
             tracing::debug!("{w}");
         }

@@ -1,0 +1,353 @@
+//! Model settings of a run: `--model-config FILE` (YAML with optional `agent:`, `judge:` and
+//! `user_model:` sections) and the agent's flags (`--temperature`, `--timeout`,
+//! `--max-retries`, `--max-connections`, `--base-url`), which override the file.
+
+use std::path::Path;
+use std::time::Duration;
+
+use clawrun_agents::llm::ModelConfig;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::agent_spec::AgentSpec;
+use super::preflight::SetupError;
+
+/// One role's section of a model config file.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSection {
+    /// `openai:MODEL`, `anthropic:MODEL` or `openrouter:MODEL`.
+    pub model: Option<String>,
+    /// The API base URL.
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Output token cap per request.
+    pub max_tokens: Option<u32>,
+    /// Seconds one HTTP request may take.
+    pub timeout: Option<f64>,
+    /// Retries after the first attempt.
+    pub max_retries: Option<u32>,
+    /// Requests in flight at once to the endpoint.
+    pub max_connections: Option<usize>,
+}
+
+/// A model config file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelFile {
+    /// The agent's model and settings.
+    pub agent: Option<ModelSection>,
+    /// The LLM judge's.
+    pub judge: Option<ModelSection>,
+    /// The simulated user's.
+    pub user_model: Option<ModelSection>,
+}
+
+/// The agent's model flags (they override the file's `agent:` section).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct AgentModelFlags {
+    /// The agent model's sampling temperature (default 0).
+    #[arg(long, value_name = "T", value_parser = non_negative)]
+    pub temperature: Option<f64>,
+    /// Seconds one request to the agent model may take (default 300).
+    #[arg(long, value_name = "SECS", value_parser = positive_secs)]
+    pub timeout: Option<f64>,
+    /// Retries of a failed agent model request (default 8).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
+    /// Agent model requests in flight at once (default 4).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: Option<u64>,
+    /// The agent model's API base URL (e.g. http://localhost:8000/v1).
+    #[arg(long, value_name = "URL", value_parser = http_url)]
+    pub base_url: Option<String>,
+    /// A YAML file of model settings with optional `agent:`, `judge:` and `user_model:`
+    /// sections (model, base_url, api_key_env, temperature, max_tokens, timeout, max_retries,
+    /// max_connections).
+    #[arg(long, value_name = "FILE")]
+    pub model_config: Option<std::path::PathBuf>,
+}
+
+impl AgentModelFlags {
+    /// The flag names set (other than `--model-config`), for messages.
+    fn set(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        for (on, name) in [
+            (self.temperature.is_some(), "--temperature"),
+            (self.timeout.is_some(), "--timeout"),
+            (self.max_retries.is_some(), "--max-retries"),
+            (self.max_connections.is_some(), "--max-connections"),
+            (self.base_url.is_some(), "--base-url"),
+        ] {
+            if on {
+                out.push(name);
+            }
+        }
+        out
+    }
+}
+
+/// The models of a run after the file and the flags.
+pub struct ResolvedModels {
+    /// The agent.
+    pub agent: AgentSpec,
+    /// The judge.
+    pub judge: Option<ModelConfig>,
+    /// The simulated user's model.
+    pub user_model: Option<ModelConfig>,
+}
+
+/// Combines `--agent`, `--judge`, `--user-model`, the agent flags and the config file.
+pub fn resolve(
+    agent: Option<AgentSpec>,
+    judge: Option<ModelConfig>,
+    user_model: Option<ModelConfig>,
+    flags: &AgentModelFlags,
+) -> Result<ResolvedModels, SetupError> {
+    let file = match &flags.model_config {
+        Some(path) => read_model_file(path)?,
+        None => ModelFile::default(),
+    };
+    let origin = flags
+        .model_config
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let agent = match agent {
+        Some(AgentSpec::Model(mut config)) => {
+            if let Some(s) = &file.agent {
+                s.apply(&mut config, &origin, "agent")?;
+            }
+            AgentSpec::Model(config)
+        }
+        Some(other) => other,
+        None => match &file.agent {
+            Some(s) => AgentSpec::Model(s.config(&origin, "agent", "--agent")?),
+            None => AgentSpec::Oracle,
+        },
+    };
+    let agent = match agent {
+        AgentSpec::Model(mut config) => {
+            flags.apply(&mut config);
+            AgentSpec::Model(config)
+        }
+        other => {
+            let set = flags.set();
+            if !set.is_empty() {
+                return Err(SetupError::Usage(format!(
+                    "{} set the agent model, but --agent {} is no model (give --agent openai:MODEL, anthropic:MODEL or openrouter:MODEL)",
+                    set.join(", "),
+                    other.describe()
+                )));
+            }
+            other
+        }
+    };
+    let judge = role(judge, file.judge.as_ref(), &origin, "judge", "--judge")?;
+    let user_model = role(
+        user_model,
+        file.user_model.as_ref(),
+        &origin,
+        "user_model",
+        "--user-model",
+    )?;
+    Ok(ResolvedModels {
+        agent,
+        judge,
+        user_model,
+    })
+}
+
+/// A judge or user model: the flag's model with the file's settings, else the file's model.
+fn role(
+    flag: Option<ModelConfig>,
+    section: Option<&ModelSection>,
+    origin: &str,
+    name: &str,
+    flag_name: &str,
+) -> Result<Option<ModelConfig>, SetupError> {
+    match (flag, section) {
+        (Some(mut config), Some(s)) => {
+            s.apply(&mut config, origin, name)?;
+            Ok(Some(config))
+        }
+        (Some(config), None) => Ok(Some(config)),
+        (None, Some(s)) => s.config(origin, name, flag_name).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+impl AgentModelFlags {
+    /// Sets the flags given on `config`.
+    fn apply(&self, config: &mut ModelConfig) {
+        if let Some(t) = self.temperature {
+            config.temperature = Some(t);
+        }
+        if let Some(t) = self.timeout {
+            config.timeout = Duration::from_secs_f64(t);
+        }
+        if let Some(n) = self.max_retries {
+            config.max_retries = n;
+        }
+        if let Some(n) = self.max_connections {
+            config.concurrency = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        if let Some(url) = &self.base_url {
+            config.base_url = Some(url.clone());
+        }
+    }
+}
+
+/// Reads and parses a model config file.
+pub fn read_model_file(path: &Path) -> Result<ModelFile, SetupError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        SetupError::Usage(format!(
+            "--model-config {}: cannot read it ({e})",
+            path.display()
+        ))
+    })?;
+    serde_saphyr::from_str(&text).map_err(|e| {
+        let message = e.without_snippet().to_string().replace('\n', " ");
+        let hint = if message.contains("expected one of") {
+            ""
+        } else {
+            " (expected optional sections agent, judge, user_model, each a mapping of model, base_url, api_key_env, temperature, max_tokens, timeout, max_retries, max_connections)"
+        };
+        SetupError::Usage(format!(
+            "--model-config {}: {message}{hint}",
+            path.display()
+        ))
+    })
+}
+
+impl ModelSection {
+    /// The section's model (its `model` field is required here) with its settings.
+    fn config(&self, origin: &str, role: &str, flag: &str) -> Result<ModelConfig, SetupError> {
+        let spec = self.model.as_deref().ok_or_else(|| {
+            bad(
+                origin,
+                role,
+                "model",
+                &format!("missing: name the model (e.g. openai:gpt-5-mini) or pass {flag}"),
+            )
+        })?;
+        let mut config =
+            ModelConfig::from_spec(spec).map_err(|e| bad(origin, role, "model", &e))?;
+        self.apply(&mut config, origin, role)?;
+        Ok(config)
+    }
+
+    /// Sets the section's settings (not its model) on `config`, checking each.
+    fn apply(&self, config: &mut ModelConfig, origin: &str, role: &str) -> Result<(), SetupError> {
+        if let Some(url) = &self.base_url {
+            http_url(url).map_err(|e| bad(origin, role, "base_url", &e))?;
+            config.base_url = Some(url.clone());
+        }
+        if let Some(var) = &self.api_key_env {
+            let key = std::env::var(var).ok().filter(|v| !v.is_empty());
+            config.api_key = Some(key.ok_or_else(|| {
+                bad(
+                    origin,
+                    role,
+                    "api_key_env",
+                    &format!("the environment variable {var} is not set"),
+                )
+            })?);
+        }
+        if let Some(t) = self.temperature {
+            check_non_negative(t).map_err(|e| bad(origin, role, "temperature", &e))?;
+            config.temperature = Some(t);
+        }
+        if let Some(n) = self.max_tokens {
+            if n == 0 {
+                return Err(bad(origin, role, "max_tokens", "must be at least 1"));
+            }
+            config.max_tokens = Some(n);
+        }
+        if let Some(t) = self.timeout {
+            check_positive(t).map_err(|e| bad(origin, role, "timeout", &e))?;
+            config.timeout = Duration::from_secs_f64(t);
+        }
+        if let Some(n) = self.max_retries {
+            config.max_retries = n;
+        }
+        if let Some(n) = self.max_connections {
+            if n == 0 {
+                return Err(bad(origin, role, "max_connections", "must be at least 1"));
+            }
+            config.concurrency = n;
+        }
+        Ok(())
+    }
+}
+
+/// The one-line error for `role.field` of file `origin`.
+fn bad(origin: &str, role: &str, field: &str, problem: &str) -> SetupError {
+    SetupError::Usage(format!(
+        "--model-config {origin}: {role}.{field}: {problem}"
+    ))
+}
+
+/// What run.json records of a model's settings (all fields null without a model).
+pub fn describe_settings(config: Option<&ModelConfig>) -> Value {
+    let Some(c) = config else {
+        return json!({"model": null, "base_url": null, "temperature": null, "max_tokens": null,
+            "timeout": null, "max_retries": null, "max_connections": null});
+    };
+    let base_url = c
+        .resolve()
+        .map(|r| r.base_url)
+        .ok()
+        .or_else(|| c.base_url.clone());
+    json!({
+        "model": c.describe(),
+        "base_url": base_url,
+        "temperature": c.temperature,
+        "max_tokens": c.max_tokens,
+        "timeout": c.timeout.as_secs_f64(),
+        "max_retries": c.max_retries,
+        "max_connections": c.concurrency,
+    })
+}
+
+/// A finite number at least 0.
+fn check_non_negative(t: f64) -> Result<(), String> {
+    if t.is_finite() && t >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{t}: must be a number of at least 0"))
+    }
+}
+
+/// A finite number above 0.
+fn check_positive(t: f64) -> Result<(), String> {
+    if t.is_finite() && t > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{t}: must be a number of seconds above 0"))
+    }
+}
+
+/// Parses `--temperature`.
+fn non_negative(text: &str) -> Result<f64, String> {
+    let t: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    check_non_negative(t).map(|()| t)
+}
+
+/// Parses `--timeout`.
+fn positive_secs(text: &str) -> Result<f64, String> {
+    let t: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    check_positive(t).map(|()| t)
+}
+
+/// Checks an `http://` or `https://` URL.
+fn http_url(text: &str) -> Result<String, String> {
+    if text.starts_with("http://") || text.starts_with("https://") {
+        Ok(text.to_string())
+    } else {
+        Err(format!("{text:?}: must start with http:// or https://"))
+    }
+}
