@@ -228,3 +228,23 @@ fn without_javascript_the_tables_still_show() {
     assert!(dom.contains("<div class=\"value\">0.667</div>"));
     assert!(dom.contains("The trial viewer needs JavaScript"));
 }
+
+#[test]
+fn the_viewer_shows_a_u64_seed_exactly() {
+    let Some(exe) = chromium() else { return };
+    let dir = workdir("seed");
+    let mut views = common::views();
+    // above 2^53: JSON.parse of a number would show 18446744073709552000
+    views[0].record.seed = u64::MAX - 58;
+    let summary =
+        Summary::from_records(common::sourced("journal.jsonl", common::records()), None).unwrap();
+    let report = dir.join("report.html");
+    fs::write(&report, render_html(&summary, &views)).unwrap();
+    let dom = dump_dom(&exe, &dir, &url(&report, ""), &[]);
+    let viewer = from_id(&dom, "viewer");
+    assert!(viewer.contains("<h3>T001_alpha / trial 0 "), "{viewer}");
+    assert!(
+        viewer.contains("<dt>seed</dt><dd>18446744073709551557</dd>"),
+        "{viewer}"
+    );
+}

@@ -156,6 +156,24 @@ fn html_embeds_trial_data_without_closing_the_script() {
     assert_eq!(data.as_array().unwrap().len(), 12);
     assert_eq!(data[0]["record"]["task_id"], "T001_alpha");
     assert_eq!(data[0]["diff"][0][0], "/workspace/report.csv");
+    // seeds are strings, in the record and in the trace's trace_start
+    assert_eq!(data[0]["record"]["seed"], "1000");
+    assert_eq!(data[0]["events"][0]["seed"], "1000");
+}
+
+#[test]
+fn html_embeds_u64_seeds_exactly() {
+    let mut view = views().remove(0);
+    view.record.seed = u64::MAX - 58;
+    view.events = common::trace(&view.record);
+    let out = render_html(&fixture(), &[view]);
+    // 18446744073709551557 does not survive a JS number (it parses as ...551616)
+    assert!(
+        out.contains("\"seed\":\"18446744073709551557\""),
+        "the record's seed is a string"
+    );
+    assert!(!out.contains("\"seed\":18446744073709551557"));
+    assert!(!out.contains("\"seed\":1"), "no seed stays a JSON number");
 }
 
 #[test]

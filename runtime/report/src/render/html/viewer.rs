@@ -3,6 +3,7 @@
 use crate::record::Status;
 use crate::render::html::{esc, script_safe_json};
 use crate::view::TrialView;
+use serde_json::Value;
 
 /// The trials in viewer order: by task id, then trial index (stable for equal keys).
 pub fn sorted(trials: &[TrialView]) -> Vec<&TrialView> {
@@ -47,8 +48,35 @@ pub fn section(trials: &[&TrialView]) -> String {
     out
 }
 
-/// The trials as JSON, safe to embed in a `<script>` element.
+/// The largest integer a JavaScript number holds exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// The trials as JSON, safe to embed in a `<script>` element. Seeds (every `seed` field) and
+/// any other integer beyond 2^53 - 1 are written as decimal strings, so `JSON.parse` in the
+/// page keeps them exact.
 pub fn data_json(trials: &[&TrialView]) -> String {
-    let json = serde_json::to_string(trials).expect("trial views always serialise");
+    let mut value = serde_json::to_value(trials).expect("trial views always serialise");
+    exact_integers(&mut value, false);
+    let json = serde_json::to_string(&value).expect("a JSON value always serialises");
     script_safe_json(&json)
+}
+
+/// Turns integers that `JSON.parse` would round, and every number under a `seed` key
+/// (`is_seed`), into decimal strings, recursively.
+fn exact_integers(value: &mut Value, is_seed: bool) {
+    match value {
+        Value::Number(n) => {
+            let unsafe_int = n.as_u64().is_some_and(|u| u > MAX_SAFE_INTEGER)
+                || n.as_i64()
+                    .is_some_and(|i| i.unsigned_abs() > MAX_SAFE_INTEGER);
+            if is_seed || unsafe_int {
+                *value = Value::String(n.to_string());
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| exact_integers(v, false)),
+        Value::Object(map) => map
+            .iter_mut()
+            .for_each(|(k, v)| exact_integers(v, k == "seed")),
+        _ => {}
+    }
 }
