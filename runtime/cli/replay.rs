@@ -11,6 +11,7 @@ use clawrun_report::Status;
 use super::UsageError;
 use super::output::outln;
 use super::report::load_runs;
+use crate::run::manifest::sibling_manifests;
 use crate::run::trial_record::{TrialContext, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::Harness;
@@ -30,10 +31,10 @@ pub struct ReplayArgs {
 fn split_target(target: &Path) -> Result<(PathBuf, Option<String>, Option<u32>)> {
     let mut run = target.to_path_buf();
     let mut rest: Vec<String> = Vec::new();
-    while !run.join("run.json").is_file() {
+    while !is_run_folder(&run) {
         let Some(name) = run.file_name().map(|n| n.to_string_lossy().into_owned()) else {
             return Err(UsageError(format!(
-                "{}: no run.json here or above (not a run folder)",
+                "{}: no run.json (or run.shard-I-of-N.json) here or above (not a run folder)",
                 target.display()
             ))
             .into());
@@ -57,25 +58,79 @@ fn split_target(target: &Path) -> Result<(PathBuf, Option<String>, Option<u32>)>
     Ok((run, rest.first().cloned(), trial))
 }
 
+/// Whether `dir` holds a run's manifest: `run.json`, or a shard's `run.shard-I-of-N.json`.
+fn is_run_folder(dir: &Path) -> bool {
+    dir.join("run.json").is_file()
+        || sibling_manifests(dir, "").is_ok_and(|found| !found.is_empty())
+}
+
+/// The run's manifest: `run.json`, or else the first shard manifest by name (the shards of a
+/// run share the agent, seed, fault plan, suite and score settings).
+fn run_manifest(run: &Path) -> Result<serde_json::Value> {
+    let found = sibling_manifests(run, "")?;
+    match found.into_iter().next() {
+        Some((_, value)) => Ok(value),
+        None => Err(UsageError(format!(
+            "{}: no run.json or run.shard-I-of-N.json (not a run folder)",
+            run.display()
+        ))
+        .into()),
+    }
+}
+
+/// Whether `dir` is a suite holding the task `task_id`.
+fn holds_task(dir: &Path, task_id: &str) -> bool {
+    dir.is_dir()
+        && clawrun_task::Suite::open(dir)
+            .ok()
+            .and_then(|suite| suite.find(task_id).ok().flatten())
+            .is_some()
+}
+
+/// The suite to replay against: `--suite`, else the suite recorded in the manifest as is when
+/// absolute; a relative one is tried against the current directory, then against the run
+/// folder's parent (the first that holds `task_id` wins).
+fn resolve_suite(
+    given: Option<PathBuf>,
+    recorded: Option<&str>,
+    run: &Path,
+    task_id: &str,
+) -> Result<PathBuf> {
+    if let Some(suite) = given {
+        return Ok(suite);
+    }
+    let Some(recorded) = recorded else {
+        return Err(
+            UsageError("pass --suite DIR (run.json does not name the suite)".into()).into(),
+        );
+    };
+    let recorded = PathBuf::from(recorded);
+    if recorded.is_absolute() {
+        return Ok(recorded);
+    }
+    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let run_abs = std::path::absolute(run).unwrap_or_else(|_| run.to_path_buf());
+    let parent = run_abs.parent().unwrap_or(&run_abs).to_path_buf();
+    let tries = [cwd.join(&recorded), parent.join(&recorded)];
+    if let Some(found) = tries.iter().find(|dir| holds_task(dir, task_id)) {
+        return Ok(found.clone());
+    }
+    Err(UsageError(format!(
+        "{}: the run recorded the suite as {:?}, relative to the folder it was started from; \
+         no task {task_id:?} was found relative to the current directory ({}) nor relative \
+         to the run folder's parent ({}): pass --suite DIR",
+        run.display(),
+        recorded.display().to_string(),
+        tries[0].display(),
+        tries[1].display()
+    ))
+    .into())
+}
+
 /// Runs `clawrun replay`.
 pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     let (run, task_filter, trial_filter) = split_target(&args.target)?;
-    let meta: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(run.join("run.json"))
-            .with_context(|| format!("reading {}/run.json", run.display()))?,
-    )
-    .with_context(|| format!("{}/run.json is not JSON", run.display()))?;
-    let suite = match args
-        .suite
-        .or_else(|| meta["suite"].as_str().map(PathBuf::from))
-    {
-        Some(s) => s,
-        None => {
-            return Err(
-                UsageError("pass --suite DIR (run.json does not name the suite)".into()).into(),
-            );
-        }
-    };
+    let meta = run_manifest(&run)?;
     let records: Vec<_> = load_runs(std::slice::from_ref(&run))?
         .into_iter()
         .filter(|r| r.status == Status::Scored)
@@ -89,6 +144,12 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         ))
         .into());
     }
+    let suite = resolve_suite(
+        args.suite,
+        meta["suite"].as_str(),
+        &run,
+        &records[0].task_id,
+    )?;
     let score = ScoreConfig {
         pass_threshold: meta["score"]["pass_threshold"].as_f64().unwrap_or(0.75),
         completion_weight: meta["score"]["completion_weight"].as_f64().unwrap_or(0.8),
@@ -166,7 +227,14 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     Ok(i32::from(diverged > 0))
 }
 
-/// The first differing line of two traces, described.
+/// How many characters before the first difference the divergence message shows.
+const CONTEXT_BEFORE: usize = 20;
+
+/// How many characters of each line the divergence message shows.
+const CONTEXT_WIDTH: usize = 60;
+
+/// The first differing line of two traces, described with the text of each line around the
+/// first differing character.
 fn first_difference(old: &[u8], new: &[u8]) -> String {
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);
@@ -176,18 +244,70 @@ fn first_difference(old: &[u8], new: &[u8]) -> String {
     loop {
         match (o.next(), n.next()) {
             (Some(a), Some(b)) if a == b => line += 1,
+            (Some(a), Some(b)) => {
+                let at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+                let from = at.saturating_sub(CONTEXT_BEFORE);
+                return format!(
+                    "trace line {line} differs at character {}:\n  recorded: {}\n  replayed: {}",
+                    at + 1,
+                    around(a, from),
+                    around(b, from)
+                );
+            }
             (a, b) => {
-                let cut = |s: Option<&str>| {
-                    s.map_or("<end of trace>".to_string(), |s| {
-                        s.chars().take(300).collect()
-                    })
-                };
+                let show =
+                    |s: Option<&str>| s.map_or("<end of trace>".to_string(), |s| around(s, 0));
                 return format!(
                     "trace line {line} differs:\n  recorded: {}\n  replayed: {}",
-                    cut(a),
-                    cut(b)
+                    show(a),
+                    show(b)
                 );
             }
         }
+    }
+}
+
+/// [`CONTEXT_WIDTH`] characters of `line` from character `from`, with `...` where cut.
+fn around(line: &str, from: usize) -> String {
+    let total = line.chars().count();
+    let shown: String = line.chars().skip(from).take(CONTEXT_WIDTH).collect();
+    let before = if from > 0 { "..." } else { "" };
+    let after = if from + CONTEXT_WIDTH < total {
+        "..."
+    } else {
+        ""
+    };
+    format!("{before}{shown}{after}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_difference;
+
+    #[test]
+    fn the_divergence_shows_the_text_around_the_first_difference() {
+        let prefix = "x".repeat(400);
+        let old = format!("same\n{{\"a\":\"{prefix}OLD-TAIL\"}}\n");
+        let new = format!("same\n{{\"a\":\"{prefix}NEW-TAIL\"}}\n");
+        let msg = first_difference(old.as_bytes(), new.as_bytes());
+        assert!(
+            msg.starts_with("trace line 2 differs at character 407:"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains(&format!("recorded: ...{}OLD-TAIL\"}}", "x".repeat(20))),
+            "{msg}"
+        );
+        assert!(
+            msg.contains(&format!("replayed: ...{}NEW-TAIL\"}}", "x".repeat(20))),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_missing_line_is_named() {
+        let msg = first_difference(b"a\nb\n", b"a\n");
+        assert!(msg.contains("trace line 2 differs"), "{msg}");
+        assert!(msg.contains("replayed: <end of trace>"), "{msg}");
     }
 }
