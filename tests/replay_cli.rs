@@ -134,4 +134,13 @@ fn a_sharded_run_replays_all_its_shards() {
         "{}",
         text(&out)
     );
+
+    // the report's header names the run's settings and both shards
+    let out = clawrun(&suite, &["report", "sharded"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("run sharded: agent oracle, seed 5, faults claw-eval:0.25, judge none, trials 2, shards 0/2 1/2, clawrun "),
+        "{report}"
+    );
 }

@@ -111,9 +111,16 @@ pub fn load_runs(runs: &[PathBuf]) -> Result<Vec<TrialRecord>> {
 /// are written before stdout, so a reader of stdout that stops early loses none of them.
 pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Result<()> {
     let sourced = load_sourced(runs)?;
-    let summary =
+    let mut summary =
         Summary::from_records(sourced.iter().map(|(_, s)| s.clone()), (k > 0).then_some(k))
             .map_err(|e| anyhow!("{e}"))?;
+    for run in runs {
+        let manifests = crate::run::manifest::sibling_manifests(run, "")?;
+        summary.runs.push(clawrun_report::RunHeader::from_manifests(
+            &run.display().to_string(),
+            &manifests,
+        ));
+    }
     if let Some(md) = &formats.markdown {
         std::fs::write(md, clawrun_report::render_markdown(&summary))
             .with_context(|| format!("writing {}", md.display()))?;

@@ -4,6 +4,7 @@
 //! render them as a terminal table, JSON, Markdown or a self-contained HTML page with a trial
 //! viewer.
 //!
+//! - [`header`]: [`RunHeader`], each run folder's settings for the report's header.
 //! - [`record`]: one journal line ([`TrialRecord`]) and [`read_journal`].
 //! - [`stats`]: the estimators and the seeded bootstrap.
 //! - [`summary`]: [`Summary::from_records`] and its parts.
@@ -15,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod header;
 pub mod record;
 pub mod render;
 pub mod stats;
@@ -22,6 +24,7 @@ pub mod summary;
 pub mod view;
 
 pub use self::error::ReportError;
+pub use self::header::RunHeader;
 pub use self::record::{Group, Sourced, Status, TrialRecord, read_journal};
 pub use self::render::html::render_html;
 pub use self::render::json::render_json;

@@ -236,3 +236,73 @@ fn trial_view_loads_its_trace() {
     let missing = TrialView::load(&dir.path().join("nope"), rec).unwrap_err();
     assert!(missing.to_string().contains("trace.jsonl"), "{missing}");
 }
+
+/// A manifest as `clawrun run` writes it (runtime/run/manifest.rs), with a model agent.
+fn manifest(shard: Option<&str>) -> serde_json::Value {
+    serde_json::json!({
+        "clawrun_version": "0.1.0", "trace_version": 1, "agent": "openai:gpt-x",
+        "suite": ".", "trials": 3, "seed": 18446744073709551557u64,
+        "faults": "claw-eval:0.5", "fault_plan": "abc", "shard": shard,
+        "judge": null, "user_model": null, "max_tokens": null, "cache": false,
+        "models": {
+            "agent": {"model": "openai:gpt-x", "base_url": "http://127.0.0.1:9/v1",
+                "temperature": 0.0, "max_tokens": null, "timeout": 60.0, "max_retries": 2,
+                "max_connections": 4},
+            "judge": {"model": null},
+            "user_model": {"model": null}
+        }
+    })
+}
+
+#[test]
+fn the_run_header_shows_each_folders_settings_in_text_markdown_and_html() {
+    use clawrun_report::RunHeader;
+    let mut s = fixture();
+    s.runs = vec![
+        RunHeader::from_manifests("runs/a", &[("run.json".into(), manifest(None))]),
+        RunHeader::from_manifests(
+            "runs/b",
+            &[
+                ("run.shard-0-of-2.json".into(), manifest(Some("0/2"))),
+                ("run.shard-1-of-2.json".into(), manifest(Some("1/2"))),
+            ],
+        ),
+        RunHeader::from_manifests("runs/old", &[]),
+    ];
+    let line = "agent openai:gpt-x, seed 18446744073709551557, faults claw-eval:0.5, judge none, \
+                agent settings (temperature 0.0, timeout 60.0s, max retries 2, max connections 4, \
+                base url http://127.0.0.1:9/v1), trials 3";
+    let versions = "clawrun 0.1.0, trace v1";
+    let text = render_text(&s);
+    assert!(
+        text.contains(&format!("run runs/a: {line}, {versions}\n")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("run runs/b: {line}, shards 0/2 1/2, {versions}\n")),
+        "{text}"
+    );
+    assert!(text.contains("run runs/old: no run.json (settings unknown)\n"));
+    // before the tables
+    assert!(text.find("run runs/a:").unwrap() < text.find("T001_alpha").unwrap());
+
+    let md = render_markdown(&s);
+    assert!(
+        md.contains("- run `runs/a`: agent openai:gpt-x, seed 18446744073709551557"),
+        "{md}"
+    );
+    assert!(md.contains("shards 0/2 1/2"), "{md}");
+    assert!(md.find("- run `runs/b`").unwrap() < md.find("## Tasks").unwrap());
+
+    let html = render_html(&s, &[]);
+    let header = &html[html.find("<header>").unwrap()..html.find("</header>").unwrap()];
+    assert!(
+        header.contains(&format!(
+            "<li>run <code>runs/a</code>: {line}, {versions}</li>"
+        )),
+        "{header}"
+    );
+    assert!(header.contains("<li>run <code>runs/old</code>: no run.json (settings unknown)</li>"));
+    // the JSON report is unchanged by headers
+    assert_eq!(render_json(&s), render_json(&fixture()));
+}

@@ -15,6 +15,16 @@ pub fn render_markdown(s: &Summary) -> String {
         text::agents(s),
         s.overall.infra_errors
     ));
+    for run in &s.runs {
+        out.push_str(&format!(
+            "- run `{}`: {}\n",
+            run.folder.replace('`', "'"),
+            cell(&run.text)
+        ));
+    }
+    if !s.runs.is_empty() {
+        out.push('\n');
+    }
     if s.overall.task_errors > 0 {
         out.push_str(&format!(
             "Task errors: {} (the task could not be run or judged; excluded from all scores).\n\n",

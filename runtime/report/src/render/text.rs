@@ -15,6 +15,9 @@ pub fn render_text(s: &Summary) -> String {
         s.k,
         agents(s)
     ));
+    for run in &s.runs {
+        out.push_str(&format!("run {}: {}\n", run.folder, run.text));
+    }
     out.push_str(&format!(
         "infrastructure errors: {} (excluded from all scores)\n",
         s.overall.infra_errors

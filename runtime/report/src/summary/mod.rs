@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ReportError;
+use crate::header::RunHeader;
 use crate::record::{Group, Sourced};
 use crate::stats::{BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 
@@ -48,6 +49,10 @@ pub struct Summary {
     pub groups: Vec<Aggregate>,
     /// Over every task.
     pub overall: Aggregate,
+    /// One header per run folder (set by the caller; empty from [`Summary::from_records`]).
+    /// Shown by the text, Markdown and HTML outputs, not in the JSON.
+    #[serde(skip)]
+    pub runs: Vec<RunHeader>,
 }
 
 impl Summary {
@@ -100,6 +105,7 @@ impl Summary {
             categories,
             groups,
             overall,
+            runs: Vec::new(),
         })
     }
 

@@ -30,12 +30,24 @@ pub fn render_html(summary: &Summary, trials: &[TrialView]) -> String {
     out.push_str(CSS);
     out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>clawrun report</h1>\n");
     out.push_str(&format!(
-        "<p class=\"meta\">{} tasks &middot; {} scored trials &middot; k = {} &middot; agents: {}</p>\n</header>\n",
+        "<p class=\"meta\">{} tasks &middot; {} scored trials &middot; k = {} &middot; agents: {}</p>\n",
         summary.overall.tasks,
         summary.overall.trials,
         summary.k,
         esc(&text::agents(summary))
     ));
+    if !summary.runs.is_empty() {
+        out.push_str("<ul id=\"runs\" class=\"meta\">\n");
+        for run in &summary.runs {
+            out.push_str(&format!(
+                "<li>run <code>{}</code>: {}</li>\n",
+                esc(&run.folder),
+                esc(&run.text)
+            ));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("</header>\n");
     out.push_str(&page::banners(summary));
     out.push_str(&page::cards(summary));
     out.push_str(&page::aggregate_table(summary));
