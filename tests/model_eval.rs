@@ -4,35 +4,19 @@
 //! endpoint stops the run with one line naming it; bad arguments are refused with exit 2 before
 //! a run folder exists.
 
+mod mock_model;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use clawrun::agents::llm::install_crypto_provider;
-use clawrun::agents::mock::{MockLlm, Script, serve_mock_llm};
+use clawrun::agents::mock::MockLlm;
+use mock_model::{mock_server, mock_server_with};
+
 use clawrun::agents::trace::{EventKind, read_trace};
 
 /// The test suite (tasks e2e_mail and e2e_chat).
 fn suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite")
-}
-
-/// A mock model answering every first turn at once.
-const SCRIPT: &str =
-    "rules:\n  - match: {turn: 0}\n    reply: {text: \"msg_001 needs a reply first.\"}\n";
-
-/// The mock server on a runtime that lives as long as the pair.
-fn mock_server() -> (tokio::runtime::Runtime, MockLlm) {
-    install_crypto_provider();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let script = Script::parse(SCRIPT, "script").unwrap();
-    let server = rt
-        .block_on(serve_mock_llm(script, "127.0.0.1:0".parse().unwrap()))
-        .unwrap();
-    (rt, server)
 }
 
 /// `clawrun` with `args`, the model environment cleared and the cache under `cache`.
@@ -280,16 +264,7 @@ fn a_dead_endpoint_stops_the_run_with_one_line_naming_it() {
 
 #[test]
 fn trials_ending_as_infrastructure_errors_make_the_exit_status_non_zero() {
-    install_crypto_provider();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let script = Script::parse("rules:\n  - reply: {status: 400}\n", "script").unwrap();
-    let server = rt
-        .block_on(serve_mock_llm(script, "127.0.0.1:0".parse().unwrap()))
-        .unwrap();
+    let (_rt, server) = mock_server_with("rules:\n  - reply: {status: 400}\n");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
     let base = format!("{}/v1", server.url());

@@ -2,11 +2,14 @@
 //! `clawrun list --json`) and model settings (`--temperature`, `--base-url`, ...,
 //! `--model-config`), through the `clawrun` binary.
 
+mod mock_model;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use clawrun::agents::llm::install_crypto_provider;
-use clawrun::agents::mock::{MockLlm, Script, serve_mock_llm};
+use clawrun::agents::mock::MockLlm;
+use mock_model::mock_server;
+
 use serde_json::Value;
 
 /// The test suite (tasks e2e_mail and e2e_chat).
@@ -138,25 +141,6 @@ fn run_plays_only_the_selected_tasks() {
         })
         .collect();
     assert_eq!(ids, ["e2e_mail"]);
-}
-
-/// A mock model answering every first turn at once.
-const SCRIPT: &str =
-    "rules:\n  - match: {turn: 0}\n    reply: {text: \"msg_001 needs a reply first.\"}\n";
-
-/// A mock LLM server on a runtime that lives as long as the pair.
-fn mock_server() -> (tokio::runtime::Runtime, MockLlm) {
-    install_crypto_provider();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let script = Script::parse(SCRIPT, "script").unwrap();
-    let server = rt
-        .block_on(serve_mock_llm(script, "127.0.0.1:0".parse().unwrap()))
-        .unwrap();
-    (rt, server)
 }
 
 /// The bodies of the chat requests `server` received (the probe left out).
