@@ -391,7 +391,11 @@ fn a_task_that_cannot_be_played_is_that_trials_record_and_the_run_goes_on() {
 
 #[test]
 fn tangled_symlinks_cannot_stall_the_judge_phase() {
-    let suite = suite_with("adv_tangle", &file_task("adv_tangle", "out.txt", ""), &[]);
+    let suite = suite_with(
+        "adv_tangle",
+        &file_task("adv_tangle", "out.txt", "judge: judge\n"),
+        &[("expected.txt", "x\n")],
+    );
     // 2,000 links to the end of a chain of 39 hops, each hop climbing 200 levels and back:
     // resolving them all naively visits ~30 million path components.
     let deep = "a/".repeat(200);
