@@ -11,6 +11,7 @@ pub use clawrun_vfs as vfs;
 
 pub mod cli;
 pub mod faults;
+pub mod python;
 pub mod run;
 pub mod sandbox;
 pub mod services;

@@ -9,6 +9,7 @@ mod replay;
 pub mod report;
 mod run;
 mod services;
+mod setup;
 mod size;
 mod tool;
 mod validate;
@@ -49,6 +50,8 @@ enum Command {
     List(list::ListArgs),
     /// Serve a scripted mock LLM (OpenAI and Anthropic protocols) on loopback.
     MockLlm(mock_llm::MockLlmArgs),
+    /// Get and precompile what the sandbox runs besides the tools (`setup python`).
+    Setup(setup::SetupArgs),
 }
 
 /// A user-facing error: printed as one line, exit status 2.
@@ -76,6 +79,7 @@ pub fn main() -> i32 {
         Command::Validate(args) => validate::validate_command(args),
         Command::List(args) => list::list_command(args),
         Command::MockLlm(args) => mock_llm::mock_llm_command(args),
+        Command::Setup(args) => setup::run(args),
     };
     match result {
         Ok(code) => code,

@@ -17,6 +17,9 @@ pub mod random;
 mod run;
 mod state;
 
+pub(crate) use self::run::{prepare_store, start_epoch_ticker};
+pub(crate) use self::state::StoreData;
+
 pub use self::run::{
     DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_MAX_MEMORY, DEFAULT_OUTPUT_CAP, Mount, Program,
     RunConfig, RunOutcome, Sandbox, SandboxConfig, Status,

@@ -220,6 +220,10 @@ fn engine(pooling: bool) -> Result<Engine> {
     config.epoch_interruption(true);
     config.memory_init_cow(true);
     config.parallel_compilation(true);
+    // The tools need no GC or exceptions (only Python does, on an engine of its own): keep
+    // this engine as it was before the `gc` crate feature was compiled in.
+    config.wasm_exceptions(false);
+    config.gc_support(false);
     if pooling {
         let mut pool = PoolingAllocationConfig::default();
         pool.total_component_instances(128)
@@ -339,72 +343,112 @@ impl Sandbox {
                         ino,
                         guest_path: m.guest_path.clone(),
                         writable: m.writable,
+                        fs: None,
                     }),
                     None => bail!("mount point {} is not a directory in the VFS", m.guest_path),
                 }
             })
             .collect::<Result<Vec<_>>>()?;
         let shared = SharedFs::new(vfs, config.clock.clone());
-        shared.set_hook(config.fs_hook);
-        let stdout = CappedOutput::new(config.stdout_cap);
-        let stderr = CappedOutput::new(config.stderr_cap);
-
-        let mut wasi = WasiCtx::builder();
-        wasi.args(&config.args)
-            .envs(&config.env)
-            .stdin(MemoryInputPipe::new(config.stdin))
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
-            .wall_clock(config.clock.clone())
-            .monotonic_clock(config.clock.clone())
-            .secure_random(SeededRng::new(config.seed, "secure"))
-            .insecure_random(SeededRng::new(config.seed, "insecure"))
-            .insecure_random_seed(SeededRng::insecure_seed(config.seed))
-            .allow_tcp(false)
-            .allow_udp(false)
-            .allow_ip_name_lookup(false);
-        let data = StoreData {
-            wasi: wasi.build(),
-            table: ResourceTable::new(),
-            vfs: WasiVfsCtx {
-                fs: shared.clone(),
-                preopens,
-            },
-            clock: config.clock.clone(),
-            limits: MemoryLimiter::new(config.max_memory),
-            http: WasiHttpCtx::new(),
-            http_hooks: RouterHooks::new(config.http),
-        };
-        let mut store = Store::new(&self.engine, data);
-        store.limiter(|s| &mut s.limits);
-        store.set_fuel(config.fuel).map_err(anyhow::Error::from)?;
-        match config.deadline {
-            Some(limit) => {
-                store.set_epoch_deadline(ticks(limit));
-                store.epoch_deadline_trap();
-            }
-            None => store.set_epoch_deadline(u64::MAX),
-        }
-
+        let mut config = config;
+        shared.set_hook(std::mem::replace(&mut config.fs_hook, Box::new(NoFaults)));
+        let mut prepared = prepare_store(&self.engine, shared.clone(), preopens, config)?;
+        let store = &mut prepared.store;
         let result = program
             .pre
-            .instantiate(&mut store)
-            .and_then(|cmd| cmd.wasi_cli_run().call_run(&mut store));
-        let fuel_used = config.fuel - store.get_fuel().unwrap_or(0);
+            .instantiate(&mut *store)
+            .and_then(|cmd| cmd.wasi_cli_run().call_run(&mut *store))
+            .map(|ran| match ran {
+                Ok(()) => 0,
+                Err(()) => 1,
+            });
+        Ok(prepared.finish(result, shared))
+    }
+}
+
+/// A store ready to run one program, with the handles to what it will produce.
+pub(crate) struct PreparedStore {
+    /// The store.
+    pub store: Store<StoreData>,
+    stdout: CappedOutput,
+    stderr: CappedOutput,
+    fuel: u64,
+    deadline: Option<Duration>,
+}
+
+/// Builds the store of one run on `engine` over `shared` (whose fault hook is left as it is):
+/// WASI context, `preopens`, capped stdio, virtual clocks, seeded random, fuel, memory limit
+/// and deadline from `config`.
+pub(crate) fn prepare_store(
+    engine: &Engine,
+    shared: SharedFs,
+    preopens: Vec<Preopen>,
+    config: RunConfig,
+) -> Result<PreparedStore> {
+    let stdout = CappedOutput::new(config.stdout_cap);
+    let stderr = CappedOutput::new(config.stderr_cap);
+    let mut wasi = WasiCtx::builder();
+    wasi.args(&config.args)
+        .envs(&config.env)
+        .stdin(MemoryInputPipe::new(config.stdin))
+        .stdout(stdout.clone())
+        .stderr(stderr.clone())
+        .wall_clock(config.clock.clone())
+        .monotonic_clock(config.clock.clone())
+        .secure_random(SeededRng::new(config.seed, "secure"))
+        .insecure_random(SeededRng::new(config.seed, "insecure"))
+        .insecure_random_seed(SeededRng::insecure_seed(config.seed))
+        .allow_tcp(false)
+        .allow_udp(false)
+        .allow_ip_name_lookup(false);
+    let data = StoreData {
+        wasi: wasi.build(),
+        table: ResourceTable::new(),
+        vfs: WasiVfsCtx {
+            fs: shared,
+            preopens,
+        },
+        clock: config.clock.clone(),
+        limits: MemoryLimiter::new(config.max_memory),
+        http: WasiHttpCtx::new(),
+        http_hooks: RouterHooks::new(config.http),
+    };
+    let mut store = Store::new(engine, data);
+    store.limiter(|s| &mut s.limits);
+    store.set_fuel(config.fuel).map_err(anyhow::Error::from)?;
+    match config.deadline {
+        Some(limit) => {
+            store.set_epoch_deadline(ticks(limit));
+            store.epoch_deadline_trap();
+        }
+        None => store.set_epoch_deadline(u64::MAX),
+    }
+    Ok(PreparedStore {
+        store,
+        stdout,
+        stderr,
+        fuel: config.fuel,
+        deadline: config.deadline,
+    })
+}
+
+impl PreparedStore {
+    /// Ends the run: `result` is the program's exit code or the error that stopped it; the
+    /// outcome carries the filesystem as `shared` holds it now.
+    pub(crate) fn finish(self, result: wasmtime::Result<i32>, shared: SharedFs) -> RunOutcome {
+        let fuel_used = self.fuel - self.store.get_fuel().unwrap_or(0);
         let status = match result {
-            Ok(Ok(())) => Status::Exited(0),
-            Ok(Err(())) => Status::Exited(1),
-            Err(e) => classify(&e, config.fuel, config.deadline, &store.data().limits),
+            Ok(code) => Status::Exited(code),
+            Err(e) => classify(&e, self.fuel, self.deadline, &self.store.data().limits),
         };
-        drop(store);
-        let vfs = shared.snapshot();
-        Ok(RunOutcome {
+        drop(self.store);
+        RunOutcome {
             status,
-            stdout: stdout.contents(),
-            stderr: stderr.contents(),
+            stdout: self.stdout.contents(),
+            stderr: self.stderr.contents(),
             fuel_used,
-            vfs,
-        })
+            vfs: shared.snapshot(),
+        }
     }
 }
 
@@ -415,7 +459,7 @@ fn ticks(limit: Duration) -> u64 {
 
 /// Advances `engine`'s epoch every [`DEADLINE_TICK`] from a background thread, until the
 /// engine is dropped.
-fn start_epoch_ticker(engine: &Engine) {
+pub(crate) fn start_epoch_ticker(engine: &Engine) {
     let weak = engine.weak();
     let spawned = std::thread::Builder::new()
         .name("clawrun-epoch".into())

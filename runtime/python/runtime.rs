@@ -1,0 +1,201 @@
+//! The interpreter loaded and ready: its own engine (the wasm features CPython needs, without
+//! touching the engine of the other guests), the module wrapped as a component, and the standard
+//! library as a shared read-only filesystem layer.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use clawrun_vfs::{NodeKind, Vfs};
+use wasmtime::component::{InstancePre, Linker};
+use wasmtime::{Config, Engine};
+
+use super::install::Installation;
+use crate::sandbox::cache::ComponentCache;
+use crate::sandbox::clock::{self, VirtualClock};
+use crate::sandbox::fs::{self, Preopen, SharedFs};
+use crate::sandbox::{RunConfig, RunOutcome, StoreData, prepare_store, start_epoch_ticker};
+
+/// Where the standard library zip appears to the interpreter (its build looks there).
+pub const STDLIB_GUEST_DIR: &str = "/usr/local/lib";
+/// The standard library zip's name in [`STDLIB_GUEST_DIR`].
+const STDLIB_GUEST_NAME: &str = "python315.zip";
+/// argv\[0\] the interpreter is started with.
+pub const ARGV0: &str = "/usr/local/bin/python3";
+/// The wasm stack CPython gets: deep recursion raises `RecursionError` instead of trapping.
+const WASM_STACK: usize = 8 << 20;
+/// The native stack of the thread a run executes on (the wasm stack lives on it, plus host
+/// frames).
+const THREAD_STACK: usize = 32 << 20;
+
+/// The world the interpreter module is given as a component: its `host` bridge import (the
+/// wheel's host-tools door; clawrun offers no host tools, so every call answers -1) and its
+/// `run` export, which runs the interpreter over its argv and returns the exit status.
+const WORLD: &str = r#"
+package clawrun:python;
+
+world interpreter {
+  import host: interface {
+    call: func(a: s32, b: s32, c: s32, d: s32) -> s32;
+  }
+  export run: func() -> s32;
+}
+"#;
+
+/// A loaded interpreter; share one per process.
+pub struct PythonRuntime {
+    engine: Engine,
+    pre: InstancePre<StoreData>,
+    stdlib: SharedFs,
+    stdlib_dir: clawrun_vfs::Ino,
+}
+
+/// The engine configuration CPython needs: exceptions (its build uses the wasm
+/// exception-handling proposal), an 8 MiB wasm stack, fuel and epochs as for every guest. On
+/// demand instance allocation: the pool of the other guests is sized for small tools.
+fn engine() -> Result<Engine> {
+    let mut config = Config::new();
+    config.consume_fuel(true);
+    config.epoch_interruption(true);
+    config.memory_init_cow(true);
+    config.parallel_compilation(true);
+    config.wasm_exceptions(true);
+    config.max_wasm_stack(WASM_STACK);
+    // Checked against the wasm stack even though runs are synchronous.
+    config.async_stack_size(WASM_STACK + (1 << 20));
+    Engine::new(&config).map_err(anyhow::Error::from)
+}
+
+/// Wraps the wasip1 reactor module into a component with the preview1 reactor adapter and the
+/// [`WORLD`] described in its metadata.
+pub fn componentize(module: &[u8]) -> Result<Vec<u8>> {
+    let mut resolve = wit_parser::Resolve::default();
+    let package = resolve
+        .push_str("interpreter.wit", WORLD)
+        .context("parsing the interpreter world")?;
+    let world = resolve.select_world(&[package], Some("interpreter"))?;
+    let mut module = module.to_vec();
+    wit_component::embed_component_metadata(
+        &mut module,
+        &resolve,
+        world,
+        wit_component::StringEncoding::UTF8,
+    )?;
+    let adapter = wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER;
+    wit_component::ComponentEncoder::default()
+        .module(&module)
+        .context("reading python.wasm")?
+        .adapter("wasi_snapshot_preview1", adapter)
+        .context("loading the preview1 adapter")?
+        .validate(true)
+        .encode()
+        .context("wrapping python.wasm in the preview1 reactor adapter")
+}
+
+impl PythonRuntime {
+    /// Loads the interpreter of `install`: compiled once per machine (the compile cache in
+    /// `cache_dir`, keyed by the module's hash and this engine's configuration; the first
+    /// compile takes minutes), then mapped from the cache in milliseconds.
+    pub fn load(install: &Installation, cache_dir: Option<&Path>) -> Result<Self> {
+        let engine = engine()?;
+        let module_path = install.module();
+        let module = std::fs::read(&module_path)
+            .with_context(|| format!("reading {}", module_path.display()))?;
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"clawrun python reactor v1\0");
+        hasher.update(WORLD.as_bytes());
+        hasher.update(&module);
+        let key = hasher.finalize();
+        let cache = ComponentCache::new(&engine, cache_dir.map(Path::to_path_buf));
+        let component = cache.load_or_compile(&engine, &key, || componentize(&module))?;
+        drop(module);
+
+        let mut linker: Linker<StoreData> = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;
+        fs::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        linker
+            .instance("host")
+            .and_then(|mut host| host.func_wrap("call", |_, _: (i32, i32, i32, i32)| Ok((-1i32,))))
+            .map_err(anyhow::Error::from)?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .map_err(anyhow::Error::from)
+            .context("linking python.wasm")?;
+        start_epoch_ticker(&engine);
+
+        let stdlib_path = install.stdlib();
+        let stdlib = std::fs::read(&stdlib_path)
+            .with_context(|| format!("reading {}", stdlib_path.display()))?;
+        let mut layer = Vfs::new();
+        let stdlib_dir = layer.create_dir_all(STDLIB_GUEST_DIR)?;
+        layer.write_file(&format!("{STDLIB_GUEST_DIR}/{STDLIB_GUEST_NAME}"), &stdlib)?;
+        Ok(Self {
+            engine,
+            pre,
+            stdlib: SharedFs::new(layer, VirtualClock::default()),
+            stdlib_dir,
+        })
+    }
+
+    /// Runs the interpreter once over `fs` (the caller's filesystem, changed in place), with
+    /// the standard library mounted read-only and `fs`'s root mounted at `/`. `config.args` are
+    /// the interpreter's arguments after argv\[0\]; `cwd` is the directory they are relative to.
+    /// `config.mounts` and `config.fs_hook` are not used: `fs` keeps its own hook.
+    pub fn run(&self, fs: SharedFs, cwd: &str, mut config: RunConfig) -> Result<RunOutcome> {
+        let root = {
+            let state = fs.lock();
+            let root = state.vfs.root();
+            if state
+                .vfs
+                .resolve(cwd)
+                .ok()
+                .and_then(|i| state.vfs.kind(i).ok())
+                != Some(NodeKind::Directory)
+            {
+                bail!("python3: the working directory {cwd} is not a directory");
+            }
+            root
+        };
+        config.args = super::argv::interpreter_argv(cwd, &config.args);
+        config
+            .env
+            .retain(|(k, _)| k != "HOME" && k != "TMPDIR" && k != "PYTHONTZPATH");
+        config.env.push(("TMPDIR".into(), "/tmp".into()));
+        config.env.push(("PYTHONTZPATH".into(), String::new()));
+        config.env.push(("HOME".into(), "/root".into()));
+        let preopens = vec![
+            Preopen {
+                ino: self.stdlib_dir,
+                guest_path: STDLIB_GUEST_DIR.into(),
+                writable: false,
+                fs: Some(self.stdlib.clone()),
+            },
+            Preopen {
+                ino: root,
+                guest_path: "/".into(),
+                writable: true,
+                fs: None,
+            },
+        ];
+        let engine = self.engine.clone();
+        let pre = self.pre.clone();
+        std::thread::scope(|scope| {
+            let handle = std::thread::Builder::new()
+                .name("clawrun-python".into())
+                .stack_size(THREAD_STACK)
+                .spawn_scoped(scope, move || -> Result<RunOutcome> {
+                    let mut prepared = prepare_store(&engine, fs.clone(), preopens, config)?;
+                    let store = &mut prepared.store;
+                    let result = pre.instantiate(&mut *store).and_then(|instance| {
+                        let run = instance.get_typed_func::<(), (i32,)>(&mut *store, "run")?;
+                        run.call(&mut *store, ()).map(|(code,)| code)
+                    });
+                    Ok(prepared.finish(result, fs))
+                })
+                .context("starting the interpreter's thread")?;
+            handle
+                .join()
+                .map_err(|_| anyhow::anyhow!("the interpreter's thread panicked"))?
+        })
+    }
+}
