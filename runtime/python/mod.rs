@@ -6,7 +6,9 @@
 
 pub mod argv;
 pub mod install;
+pub mod launcher;
 pub mod runtime;
 
 pub use self::install::{Installation, Source};
+pub use self::launcher::launcher;
 pub use self::runtime::PythonRuntime;

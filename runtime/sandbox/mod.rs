@@ -12,6 +12,7 @@ pub mod fault;
 pub mod fs;
 pub mod http;
 pub mod output;
+pub mod process;
 pub mod program;
 pub mod random;
 mod run;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -20,6 +20,7 @@ use super::fault::{FsFaultHook, NoFaults};
 use super::fs::{self, Preopen, SharedFs, WasiVfsCtx};
 use super::http::{HttpRouter, NoNetwork, RouterHooks};
 use super::output::CappedOutput;
+use super::process::{self, ProcessCtx, PythonHost};
 use super::program::{self, ProgramKind};
 use super::random::SeededRng;
 use super::state::{MemoryLimiter, StoreData};
@@ -99,6 +100,8 @@ pub struct RunConfig {
     /// Real time the run may take, besides its fuel: a backstop for host-side work that fuel
     /// does not see. Checked every [`DEADLINE_TICK`]; `None` for no deadline.
     pub deadline: Option<Duration>,
+    /// Runs `python3` for the guest (`clawrun:process/python`); `None`: not offered.
+    pub python: Option<Arc<dyn PythonHost>>,
 }
 
 /// Default fuel: about a second or two of guest compute.
@@ -128,6 +131,7 @@ impl Default for RunConfig {
             fs_hook: Box::new(NoFaults),
             http: Box::new(NoNetwork),
             deadline: Some(DEFAULT_DEADLINE),
+            python: None,
         }
     }
 }
@@ -253,6 +257,7 @@ impl Sandbox {
             .map_err(anyhow::Error::from)?;
         fs::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        process::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         let cache = ComponentCache::new(&engine, config.cache_dir);
         start_epoch_ticker(&engine);
         Ok(Self {
@@ -412,6 +417,13 @@ pub(crate) fn prepare_store(
         limits: MemoryLimiter::new(config.max_memory),
         http: WasiHttpCtx::new(),
         http_hooks: RouterHooks::new(config.http),
+        process: ProcessCtx {
+            python: config.python,
+            seed: config.seed,
+            calls: 0,
+            output_cap: config.stdout_cap,
+            deadline: config.deadline,
+        },
     };
     let mut store = Store::new(engine, data);
     store.limiter(|s| &mut s.limits);

@@ -7,6 +7,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use super::clock::{ClockView, HasVirtualClock, VirtualClock};
 use super::fs::{HasWasiVfs, WasiVfsCtx, WasiVfsView};
 use super::http::RouterHooks;
+use super::process::ProcessCtx;
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 /// The data of one sandbox store (one program run).
@@ -18,6 +19,7 @@ pub struct StoreData {
     pub(super) limits: MemoryLimiter,
     pub(super) http: WasiHttpCtx,
     pub(super) http_hooks: RouterHooks,
+    pub(super) process: ProcessCtx,
 }
 
 impl WasiHttpView for StoreData {

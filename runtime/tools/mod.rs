@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::faults::{self, Call, FaultKind, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::fault::NoFaults;
-use crate::sandbox::{Mount, Program, RunConfig, Sandbox, Status};
+use crate::sandbox::{DEFAULT_FUEL, Mount, Program, RunConfig, Sandbox, Status};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/guest_tools.rs"));
@@ -82,6 +82,9 @@ pub struct ToolEnv {
 
 /// Media types a tool may return images in.
 pub const IMAGE_MEDIA_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// Fuel of one Bash call: room for `python3` work (importing pandas alone takes ~5e9).
+pub const BASH_FUEL: u64 = 40_000_000_000;
 
 /// Bytes of a tool's stdout kept: room for one image of 5 MiB in base64 plus its envelope.
 const TOOL_STDOUT_CAP: usize = 8 << 20;
@@ -258,7 +261,13 @@ impl Toolbox {
                     writable: true,
                 }],
                 seed: env.seed,
+                fuel: if name == "Bash" {
+                    BASH_FUEL
+                } else {
+                    DEFAULT_FUEL
+                },
                 stdout_cap: TOOL_STDOUT_CAP,
+                python: Some(crate::python::launcher()),
                 clock: env.clock.clone(),
                 fs_hook: match &env.faults {
                     Some(faults) => faults.fs_hook(),

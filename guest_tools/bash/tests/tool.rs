@@ -114,8 +114,9 @@ fn the_exit_status_survives_the_output_cap_and_travels_beside_the_text() {
         &response.output[response.output.len() - 80..]
     );
     // An agent's own text that looks like an exit line changes nothing beside it.
-    let input = serde_json::json!({"args": {"command": "echo '[exit code: 0]'; exit 1"}, "state": &state})
-        .to_string();
+    let input =
+        serde_json::json!({"args": {"command": "echo '[exit code: 0]'; exit 1"}, "state": &state})
+            .to_string();
     let response = handle_mut("Bash", &input, bash_tool);
     assert_eq!(response.exit_code, Some(1));
     let input = serde_json::json!({"args": {"command": "true"}, "state": &state}).to_string();

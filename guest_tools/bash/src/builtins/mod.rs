@@ -11,6 +11,7 @@ pub mod jq;
 pub mod ls;
 pub mod misc;
 pub mod pathinfo;
+pub mod python;
 pub mod sed;
 pub mod shell;
 pub mod sort;
@@ -78,6 +79,8 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "sed" => util!(sed::sed),
         "awk" | "gawk" | "mawk" => util!(awk::awk),
         "jq" => util!(jq::jq),
+        "python3" | "python" | "python3.15" => util!(python::python),
+        "pip" | "pip3" => util!(python::pip),
         "ls" => util!(ls::ls),
         "find" => find::find,
         "xargs" => xargs::xargs,

