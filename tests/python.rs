@@ -1,8 +1,11 @@
-//! Python in the sandbox: the real interpreter over the VFS.
+//! Python in the sandbox: the real interpreter (`clawrun setup python`) over the VFS, through
+//! the library and through the Bash tool as an agent calls it.
 //!
-//! Needs the interpreter installed (`clawrun setup python`, or `CLAWRUN_PYTHON`); CI installs
-//! it before the tests.
+//! Needs the interpreter installed (`clawrun setup python` or `CLAWRUN_PYTHON`); the test
+//! command (`scripts/test.sh`) sets it up first.
 
+use std::path::Path;
+use std::process::Command;
 use std::sync::OnceLock;
 
 use clawrun::python::{PythonRuntime, install};
@@ -10,6 +13,8 @@ use clawrun::sandbox::cache::ComponentCache;
 use clawrun::sandbox::fs::SharedFs;
 use clawrun::sandbox::{RunConfig, RunOutcome};
 use clawrun::vfs::Vfs;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/python");
 
 fn runtime() -> &'static PythonRuntime {
     static RUNTIME: OnceLock<PythonRuntime> = OnceLock::new();
@@ -22,7 +27,7 @@ fn runtime() -> &'static PythonRuntime {
     })
 }
 
-fn workspace(files: &[(&str, &str)]) -> Vfs {
+fn workspace(files: &[(&str, &[u8])]) -> Vfs {
     let mut vfs = Vfs::new();
     vfs.create_dir_all("/workspace").unwrap();
     vfs.create_dir_all("/tmp").unwrap();
@@ -30,90 +35,189 @@ fn workspace(files: &[(&str, &str)]) -> Vfs {
         if let Some((dir, _)) = path.rsplit_once('/') {
             vfs.create_dir_all(dir).unwrap();
         }
-        vfs.write_file(path, data.as_bytes()).unwrap();
+        vfs.write_file(path, data).unwrap();
     }
     vfs
 }
 
-fn python(vfs: Vfs, cwd: &str, args: &[&str], stdin: &str) -> (RunOutcome, String, String) {
+fn python(vfs: Vfs, args: &[&str], config: RunConfig) -> (RunOutcome, String, String) {
     let fs = SharedFs::new(vfs, Default::default());
     let config = RunConfig {
         args: args.iter().map(|s| s.to_string()).collect(),
-        stdin: stdin.as_bytes().to_vec(),
-        fuel: 50_000_000_000,
-        ..RunConfig::default()
+        ..config
     };
-    let out = runtime().run(fs, cwd, config).expect("run");
+    let out = runtime().run(fs, "/workspace", config).expect("run");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     (out, stdout, stderr)
 }
 
-#[test]
-fn prints_and_exits() {
-    let (out, stdout, stderr) = python(workspace(&[]), "/workspace", &["-c", "print(1+1)"], "");
-    assert_eq!(stdout, "2\n", "{stderr}");
-    assert_eq!(out.status.exit_code(), 0);
-}
-
-#[test]
-fn probe() {
-    let files = [
-        ("/workspace/pkg/helper.py", "X = 41\n"),
-        (
-            "/workspace/pkg/main.py",
-            "import sys, os\nprint(sys.path[:3], os.getcwd())\nimport helper\nprint(helper.X + 1)\nsys.exit(3)\n",
-        ),
-    ];
-    let (out, stdout, stderr) = python(workspace(&files), "/workspace", &["pkg/main.py", "a"], "");
-    println!("status {:?}\nstdout {stdout}\nstderr {stderr}", out.status);
-    let (out, stdout, stderr) = python(
-        workspace(&files),
-        "/workspace",
-        &["-", "x"],
-        "import sys; print(sys.argv, sys.stdin.read() if False else 'ok'); raise SystemExit(5)",
-    );
-    println!("status {:?}\nstdout {stdout}\nstderr {stderr}", out.status);
-    let (out, stdout, stderr) = python(
-        workspace(&files),
-        "/workspace",
-        &[
-            "-c",
-            "import random, os, time, uuid; print(random.random(), os.urandom(4).hex(), time.time(), uuid.uuid4(), hash('abc'))",
-        ],
-        "",
-    );
-    println!("status {:?}\nstdout {stdout}\nstderr {stderr}", out.status);
-    let (out, stdout, stderr) = python(
-        workspace(&files),
-        "/workspace",
-        &["-c", "open('/etc/passwd')"],
-        "",
-    );
-    println!("status {:?}\nstdout {stdout}\nstderr {stderr}", out.status);
-}
-
-#[test]
-fn probe_pandas() {
-    let mut csv = String::from("city,amount\n");
-    for i in 0..10000 {
-        csv.push_str(&format!("c{},{}\n", i % 7, i));
+fn fuel(units: u64) -> RunConfig {
+    RunConfig {
+        fuel: units,
+        ..RunConfig::default()
     }
-    let files = [("/workspace/data.csv", csv.as_str())];
-    let t = std::time::Instant::now();
-    let (out, stdout, stderr) = python(
-        workspace(&files),
-        "/workspace",
-        &[
-            "-c",
-            "import pandas as pd; df = pd.read_csv('data.csv'); g = df.groupby('city')['amount'].sum(); g.to_csv('out.csv'); print(g.to_string())",
+}
+
+/// Runs the Bash tool once through the CLI, as an agent's call; returns what the model sees.
+fn bash(workspace: &Path, seed: u64, command: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .arg("tool")
+        .arg("--workspace")
+        .arg(workspace)
+        .arg("--seed")
+        .arg(seed.to_string())
+        .arg("Bash")
+        .arg(serde_json::json!({ "command": command }).to_string())
+        .output()
+        .expect("running clawrun tool");
+    assert!(
+        out.status.success(),
+        "clawrun tool failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+#[test]
+fn pandas_over_a_workspace_csv_matches_native_pandas() {
+    let csv = std::fs::read(format!("{FIXTURES}/sales.csv")).unwrap();
+    let script = std::fs::read(format!("{FIXTURES}/analyse.py")).unwrap();
+    let vfs = workspace(&[
+        ("/workspace/sales.csv", &csv),
+        ("/workspace/analyse.py", &script),
+    ]);
+    let (out, stdout, stderr) = python(vfs, &["analyse.py", "sales.csv"], fuel(40_000_000_000));
+    assert_eq!(out.status.exit_code(), 0, "{stderr}");
+    // Native pandas on the same data when this machine has it, else its recorded output.
+    let native = Command::new("python3")
+        .args(["analyse.py", "sales.csv"])
+        .current_dir(FIXTURES)
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let expected = match native {
+        Some(o) => String::from_utf8(o.stdout).unwrap(),
+        None => std::fs::read_to_string(format!("{FIXTURES}/expected.txt")).unwrap(),
+    };
+    assert_eq!(stdout, expected);
+}
+
+#[test]
+fn writes_land_in_the_callers_filesystem() {
+    let vfs = workspace(&[]);
+    let fs = SharedFs::new(vfs, Default::default());
+    let config = RunConfig {
+        args: vec![
+            "-c".into(),
+            "import os; os.makedirs('out'); open('out/r.txt','w').write('hi')".into(),
         ],
+        ..RunConfig::default()
+    };
+    let out = runtime().run(fs.clone(), "/workspace", config).unwrap();
+    assert_eq!(out.status.exit_code(), 0);
+    assert_eq!(fs.snapshot().read_file("/workspace/out/r.txt").unwrap(), b"hi");
+    // The standard library is a layer of its own: the trial's filesystem never holds it.
+    assert!(out.vfs.resolve("/usr").is_err());
+}
+
+#[test]
+fn fuel_and_memory_limits_stop_the_program_with_a_clear_status() {
+    let (out, _, _) = python(workspace(&[]), &["-c", "while True: pass"], fuel(2_000_000_000));
+    assert_eq!(out.status.limit(), Some("fuel"), "{:?}", out.status);
+    assert_eq!(out.status.exit_code(), 137);
+
+    let config = RunConfig {
+        max_memory: 128 << 20,
+        ..RunConfig::default()
+    };
+    let (out, _, stderr) = python(
+        workspace(&[]),
+        &["-c", "b = bytearray(512 << 20)"],
+        config,
+    );
+    assert_ne!(out.status.exit_code(), 0);
+    assert!(stderr.contains("MemoryError"), "{stderr}");
+}
+
+#[test]
+fn the_interpreter_cannot_leave_the_sandbox() {
+    let probe = r#"
+import os
+def attempt(name, f):
+    try:
+        f()
+        print(name, "ALLOWED")
+    except BaseException as e:
+        print(name, "refused", type(e).__name__)
+attempt("etc-passwd", lambda: open("/etc/passwd").read())
+attempt("stdlib-write", lambda: open("/usr/local/lib/python315.zip", "ab").write(b"x"))
+attempt("socket", lambda: __import__("socket").create_connection(("127.0.0.1", 80), timeout=1))
+attempt("subprocess", lambda: __import__("subprocess").run(["ls"]))
+attempt("os-system", lambda: os.system("ls") == 0 or (_ for _ in ()).throw(OSError()))
+attempt("ctypes", lambda: __import__("ctypes").CDLL(None))
+print(sorted(os.listdir("/")), sorted(os.listdir("/usr/local/lib")))
+"#;
+    let (out, stdout, stderr) = python(workspace(&[]), &["-c", probe], RunConfig::default());
+    assert_eq!(out.status.exit_code(), 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 7, "{stdout}");
+    for line in &lines[..6] {
+        assert!(line.contains(" refused "), "{line}");
+    }
+    // It sees the trial's own filesystem and the standard library, nothing of the host.
+    assert_eq!(lines[6], "['tmp', 'workspace'] ['python315.zip']");
+}
+
+#[test]
+fn bash_runs_python_scripts_with_sibling_imports_stdin_and_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("pkg")).unwrap();
+    std::fs::write(dir.path().join("pkg/helper.py"), "X = 41\n").unwrap();
+    std::fs::write(
+        dir.path().join("pkg/main.py"),
+        "import sys, helper\nprint(helper.X + int(sys.argv[1]))\nsys.exit(3)\n",
+    )
+    .unwrap();
+    let seen = bash(
+        dir.path(),
+        0,
+        "python3 pkg/main.py 1; echo status=$?; cd pkg && python main.py 2 | tr 4 X; \
+         printf 'import sys\\nprint(sys.stdin.read().upper())\\n' > ../up.py; \
+         echo shout | python3 ../up.py; python3 - <<'EOF'\nprint('heredoc', 6*7)\nEOF\n\
+         python3 -c 'import os; print(os.getcwd())' > where.txt; cat where.txt; \
+         python3 missing.py; echo status=$?; pip install requests; echo pip=$?",
+    );
+    let expected = [
+        "42",
+        "status=3",
+        "X3",
+        "SHOUT",
         "",
-    );
-    println!(
-        "status {:?} fuel {} {:?}\nstdout {stdout}\nstderr {stderr}",
-        out.status,
-        out.fuel_used,
-        t.elapsed()
-    );
+        "heredoc 42",
+        "/workspace/pkg",
+        "/usr/local/bin/python3: can't open file 'missing.py': [Errno 44] No such file or directory",
+        "status=2",
+    ];
+    let lines: Vec<&str> = seen.lines().collect();
+    assert_eq!(&lines[..expected.len()], expected, "{seen}");
+    assert!(seen.contains("pip: installing packages is not possible"), "{seen}");
+    assert!(seen.contains("pip=1"), "{seen}");
+}
+
+#[test]
+fn same_seed_same_randomness_across_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = "python3 -c 'import random, os, time, uuid; \
+                 print(random.random(), os.urandom(8).hex(), time.time(), uuid.uuid4(), \
+                 hash(\"clawrun\"), list({str(i) for i in range(8)}))'";
+    let a = bash(dir.path(), 11, probe);
+    let b = bash(dir.path(), 11, probe);
+    let c = bash(dir.path(), 12, probe);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    // Two calls within one command get different randomness.
+    let twice = bash(dir.path(), 11, &format!("{probe}; {probe}"));
+    let lines: Vec<&str> = twice.lines().collect();
+    assert_ne!(lines[0], lines[1]);
 }
