@@ -221,3 +221,38 @@ fn same_seed_same_randomness_across_processes() {
     let lines: Vec<&str> = twice.lines().collect();
     assert_ne!(lines[0], lines[1]);
 }
+
+#[test]
+fn the_fault_plan_reaches_python_file_access() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data.csv"), "a,b\n1,2\n").unwrap();
+    let plan = dir.path().join("plan.yaml");
+    std::fs::write(
+        &plan,
+        "rules:\n  - point: fs:open:/workspace/data.csv\n    kind: eio\n    calls: [1]\n",
+    )
+    .unwrap();
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    std::fs::rename(dir.path().join("data.csv"), workspace.join("data.csv")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .arg("tool")
+        .arg("--workspace")
+        .arg(&workspace)
+        .arg("--faults")
+        .arg(&plan)
+        .arg("Bash")
+        .arg(
+            serde_json::json!({
+                "command": "python3 -c \"print(open('data.csv').read())\"; \
+                            python3 -c \"print(open('data.csv').read().split()[1])\""
+            })
+            .to_string(),
+        )
+        .output()
+        .unwrap();
+    let seen = String::from_utf8_lossy(&out.stdout);
+    // The first open fails with the injected EIO (errno 29 in WASI); the retry reads the file.
+    assert!(seen.contains("OSError: [Errno 29] I/O error"), "{seen}");
+    assert!(seen.trim_end().ends_with("1,2"), "{seen}");
+}

@@ -1,0 +1,81 @@
+//! Python in the sandbox: interpreter start-up (`print(1)`), a pandas job (import, read a
+//! 10,000-row CSV, group, write a CSV) and the same through the Bash tool as an agent's call.
+//! Needs `clawrun setup python`. Compare with native `python3` on the same machine:
+//! `hyperfine 'python3 -c "print(1)"'` and the same pandas script.
+
+use std::hint::black_box;
+
+use clawrun::python::{PythonRuntime, install};
+use clawrun::sandbox::cache::ComponentCache;
+use clawrun::sandbox::fs::SharedFs;
+use clawrun::sandbox::{RunConfig, Sandbox, SandboxConfig};
+use clawrun::tools::{SystemTools, ToolCall, ToolEnv};
+use clawrun::vfs::Vfs;
+use criterion::Criterion;
+
+const PANDAS_JOB: &str = "import pandas as pd; df = pd.read_csv('data.csv'); \
+    df.groupby('city')['amount'].agg(['sum', 'mean']).to_csv('out.csv')";
+
+fn workspace() -> Vfs {
+    let mut csv = String::from("city,amount\n");
+    for i in 0..10_000 {
+        csv.push_str(&format!("c{},{}\n", i % 17, i * 7 % 1000));
+    }
+    let mut vfs = Vfs::new();
+    vfs.create_dir_all("/workspace").unwrap();
+    vfs.write_file("/workspace/data.csv", csv.as_bytes()).unwrap();
+    vfs
+}
+
+fn run(runtime: &PythonRuntime, vfs: &Vfs, args: &[&str]) {
+    let config = RunConfig {
+        args: args.iter().map(|s| s.to_string()).collect(),
+        fuel: 40_000_000_000,
+        ..RunConfig::default()
+    };
+    let out = runtime
+        .run(SharedFs::new(vfs.fork(), Default::default()), "/workspace", config)
+        .unwrap();
+    assert_eq!(out.status.exit_code(), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    black_box(out);
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    let cache = ComponentCache::default_dir();
+    let installation = install::find(cache.as_deref())
+        .unwrap()
+        .expect("run `clawrun setup python` first");
+    let runtime = PythonRuntime::load(&installation, cache.as_deref()).unwrap();
+    let vfs = workspace();
+
+    let mut g = c.benchmark_group("python");
+    g.sample_size(10);
+    g.bench_function("print_1", |b| b.iter(|| run(&runtime, &vfs, &["-c", "print(1)"])));
+    g.bench_function("pandas_groupby_10k_rows", |b| {
+        b.iter(|| run(&runtime, &vfs, &["-c", PANDAS_JOB]))
+    });
+    let sandbox = Sandbox::new(SandboxConfig::default()).unwrap();
+    let tools = SystemTools::new();
+    let command = format!("python3 -c \"{PANDAS_JOB}\" && wc -l out.csv");
+    let args = serde_json::json!({ "command": command });
+    g.bench_function("bash_tool_call_running_pandas", |b| {
+        b.iter(|| {
+            let env = ToolEnv {
+                seed: 1,
+                clock: Default::default(),
+                faults: None,
+            };
+            let call = ToolCall {
+                name: "Bash",
+                args: &args,
+                state: &Default::default(),
+            };
+            let out = tools.call(&sandbox, call, vfs.fork(), &env).unwrap();
+            assert!(out.output.contains("18 out.csv"), "{}", out.output);
+            black_box(out);
+        })
+    });
+    g.finish();
+    c.final_summary();
+}
