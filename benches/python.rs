@@ -23,7 +23,8 @@ fn workspace() -> Vfs {
     }
     let mut vfs = Vfs::new();
     vfs.create_dir_all("/workspace").unwrap();
-    vfs.write_file("/workspace/data.csv", csv.as_bytes()).unwrap();
+    vfs.write_file("/workspace/data.csv", csv.as_bytes())
+        .unwrap();
     vfs
 }
 
@@ -34,9 +35,18 @@ fn run(runtime: &PythonRuntime, vfs: &Vfs, args: &[&str]) {
         ..RunConfig::default()
     };
     let out = runtime
-        .run(SharedFs::new(vfs.fork(), Default::default()), "/workspace", config)
+        .run(
+            SharedFs::new(vfs.fork(), Default::default()),
+            "/workspace",
+            config,
+        )
         .unwrap();
-    assert_eq!(out.status.exit_code(), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.exit_code(),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     black_box(out);
 }
 
@@ -51,7 +61,9 @@ fn main() {
 
     let mut g = c.benchmark_group("python");
     g.sample_size(10);
-    g.bench_function("print_1", |b| b.iter(|| run(&runtime, &vfs, &["-c", "print(1)"])));
+    g.bench_function("print_1", |b| {
+        b.iter(|| run(&runtime, &vfs, &["-c", "print(1)"]))
+    });
     g.bench_function("pandas_groupby_10k_rows", |b| {
         b.iter(|| run(&runtime, &vfs, &["-c", PANDAS_JOB]))
     });

@@ -116,14 +116,21 @@ fn writes_land_in_the_callers_filesystem() {
     };
     let out = runtime().run(fs.clone(), "/workspace", config).unwrap();
     assert_eq!(out.status.exit_code(), 0);
-    assert_eq!(fs.snapshot().read_file("/workspace/out/r.txt").unwrap(), b"hi");
+    assert_eq!(
+        fs.snapshot().read_file("/workspace/out/r.txt").unwrap(),
+        b"hi"
+    );
     // The standard library is a layer of its own: the trial's filesystem never holds it.
     assert!(out.vfs.resolve("/usr").is_err());
 }
 
 #[test]
 fn fuel_and_memory_limits_stop_the_program_with_a_clear_status() {
-    let (out, _, _) = python(workspace(&[]), &["-c", "while True: pass"], fuel(2_000_000_000));
+    let (out, _, _) = python(
+        workspace(&[]),
+        &["-c", "while True: pass"],
+        fuel(2_000_000_000),
+    );
     assert_eq!(out.status.limit(), Some("fuel"), "{:?}", out.status);
     assert_eq!(out.status.exit_code(), 137);
 
@@ -131,11 +138,7 @@ fn fuel_and_memory_limits_stop_the_program_with_a_clear_status() {
         max_memory: 128 << 20,
         ..RunConfig::default()
     };
-    let (out, _, stderr) = python(
-        workspace(&[]),
-        &["-c", "b = bytearray(512 << 20)"],
-        config,
-    );
+    let (out, _, stderr) = python(workspace(&[]), &["-c", "b = bytearray(512 << 20)"], config);
     assert_ne!(out.status.exit_code(), 0);
     assert!(stderr.contains("MemoryError"), "{stderr}");
 }
@@ -201,7 +204,10 @@ fn bash_runs_python_scripts_with_sibling_imports_stdin_and_exit_codes() {
     ];
     let lines: Vec<&str> = seen.lines().collect();
     assert_eq!(&lines[..expected.len()], expected, "{seen}");
-    assert!(seen.contains("pip: installing packages is not possible"), "{seen}");
+    assert!(
+        seen.contains("pip: installing packages is not possible"),
+        "{seen}"
+    );
     assert!(seen.contains("pip=1"), "{seen}");
 }
 
@@ -255,4 +261,32 @@ fn the_fault_plan_reaches_python_file_access() {
     // The first open fails with the injected EIO (errno 29 in WASI); the retry reads the file.
     assert!(seen.contains("OSError: [Errno 29] I/O error"), "{seen}");
     assert!(seen.trim_end().ends_with("1,2"), "{seen}");
+}
+
+#[test]
+fn exec_runs_the_interpreter_module_by_hand() {
+    let cache = ComponentCache::default_dir();
+    let installed = install::find(cache.as_deref()).unwrap().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.csv"), "a,b\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .arg("exec")
+        .arg("--dir")
+        .arg(format!("{}::/data", dir.path().display()))
+        .arg(installed.module())
+        .args([
+            "--",
+            "-c",
+            "import os, sys; print(os.listdir('/data')); sys.exit(7)",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "['x.csv']\n");
+    // A reactor's `run` result is the exit status, not collapsed to 0/1.
+    assert_eq!(
+        out.status.code(),
+        Some(7),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

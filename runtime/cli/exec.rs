@@ -11,6 +11,8 @@ use clawrun_vfs::Vfs;
 use super::UsageError;
 use super::write_back::{Target, WriteBack, write_back};
 use crate::sandbox::clock::VirtualClock;
+use crate::sandbox::fs::SharedFs;
+use crate::sandbox::program::{self, ProgramKind};
 use crate::sandbox::{
     DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_OUTPUT_CAP, Mount, RunConfig, Sandbox, SandboxConfig,
     Status,
@@ -173,18 +175,8 @@ pub fn run(args: ExecArgs) -> Result<i32> {
     vfs.set_quota(disk.quota_over(vfs.usage()));
     let mut base = vfs.fork();
 
-    let sandbox = Sandbox::new(SandboxConfig {
-        cache_dir: if args.no_cache {
-            None
-        } else {
-            SandboxConfig::default().cache_dir
-        },
-        ..SandboxConfig::default()
-    })?;
-    let program = sandbox
-        .load(&bytes)
-        .map_err(|e| UsageError(format!("program '{}': {e:#}", args.program.display())))?;
-
+    let reactor = program::detect(&bytes).ok() == Some(ProgramKind::CoreWasip1)
+        && program::is_run_reactor(&bytes).unwrap_or(false);
     let mut stdin = Vec::new();
     if !std::io::stdin().is_terminal() {
         std::io::stdin()
@@ -193,30 +185,43 @@ pub fn run(args: ExecArgs) -> Result<i32> {
     }
     let mut argv = vec![program_name(&args.program)];
     argv.extend(args.args.iter().cloned());
-    let outcome = sandbox.run(
-        &program,
-        vfs,
-        RunConfig {
-            args: argv,
-            env,
-            stdin,
-            mounts: specs
-                .iter()
-                .map(|s| Mount {
-                    guest_path: s.guest.clone(),
-                    writable: s.writable,
-                })
-                .collect(),
-            seed: args.seed,
-            fuel: args.fuel,
-            max_memory: args.memory.saturating_mul(1 << 20),
-            stdout_cap: DEFAULT_OUTPUT_CAP,
-            stderr_cap: DEFAULT_OUTPUT_CAP,
-            clock,
-            deadline: (args.deadline > 0).then(|| std::time::Duration::from_secs(args.deadline)),
-            ..RunConfig::default()
-        },
-    )?;
+    let config = RunConfig {
+        args: argv,
+        env,
+        stdin,
+        mounts: specs
+            .iter()
+            .map(|s| Mount {
+                guest_path: s.guest.clone(),
+                writable: s.writable,
+            })
+            .collect(),
+        seed: args.seed,
+        fuel: args.fuel,
+        max_memory: args.memory.saturating_mul(1 << 20),
+        stdout_cap: DEFAULT_OUTPUT_CAP,
+        stderr_cap: DEFAULT_OUTPUT_CAP,
+        clock: clock.clone(),
+        deadline: (args.deadline > 0).then(|| std::time::Duration::from_secs(args.deadline)),
+        ..RunConfig::default()
+    };
+    let cache_dir = if args.no_cache {
+        None
+    } else {
+        SandboxConfig::default().cache_dir
+    };
+    let outcome = if reactor {
+        run_reactor(&bytes, &args.program, vfs, clock, config, cache_dir)?
+    } else {
+        let sandbox = Sandbox::new(SandboxConfig {
+            cache_dir,
+            ..SandboxConfig::default()
+        })?;
+        let program = sandbox
+            .load(&bytes)
+            .map_err(|e| UsageError(format!("program '{}': {e:#}", args.program.display())))?;
+        sandbox.run(&program, vfs, config)?
+    };
 
     super::output::write_bytes(&outcome.stdout)?;
     let mut err = std::io::stderr();
@@ -253,6 +258,33 @@ pub fn run(args: ExecArgs) -> Result<i32> {
         Status::Exited(code) => code,
         other => other.exit_code(),
     })
+}
+
+/// Runs a wasip1 reactor exporting `run` (the Python interpreter, by hand) over `vfs`: its
+/// result is the exit status. The installed interpreter gets its standard library layer.
+fn run_reactor(
+    bytes: &[u8],
+    path: &Path,
+    vfs: Vfs,
+    clock: VirtualClock,
+    config: RunConfig,
+    cache_dir: Option<PathBuf>,
+) -> Result<crate::sandbox::RunOutcome> {
+    let installed = crate::python::install::find(cache_dir.as_deref())
+        .ok()
+        .flatten();
+    let stdlib = match &installed {
+        Some(i) if std::fs::read(i.module()).ok().as_deref() == Some(bytes) => Some(
+            std::fs::read(i.stdlib())
+                .with_context(|| format!("reading {}", i.stdlib().display()))?,
+        ),
+        _ => None,
+    };
+    let runtime =
+        crate::python::PythonRuntime::from_module(bytes, stdlib.as_deref(), cache_dir.as_deref())
+            .map_err(|e| UsageError(format!("program '{}': {e:#}", path.display())))?;
+    let fs = SharedFs::new(vfs, clock);
+    runtime.run_module(fs, config)
 }
 
 /// argv\[0\]: the file name only, so no host path reaches the guest.

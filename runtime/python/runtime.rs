@@ -13,7 +13,7 @@ use super::install::Installation;
 use crate::sandbox::cache::ComponentCache;
 use crate::sandbox::clock::{self, VirtualClock};
 use crate::sandbox::fs::{self, Preopen, SharedFs};
-use crate::sandbox::{RunConfig, RunOutcome, StoreData, prepare_store, start_epoch_ticker};
+use crate::sandbox::{Mount, RunConfig, RunOutcome, StoreData, prepare_store, start_epoch_ticker};
 
 /// Where the standard library zip appears to the interpreter (its build looks there).
 pub const STDLIB_GUEST_DIR: &str = "/usr/local/lib";
@@ -45,8 +45,8 @@ world interpreter {
 pub struct PythonRuntime {
     engine: Engine,
     pre: InstancePre<StoreData>,
-    stdlib: SharedFs,
-    stdlib_dir: clawrun_vfs::Ino,
+    /// The standard library layer and its folder, when the module is the interpreter.
+    stdlib: Option<(SharedFs, clawrun_vfs::Ino)>,
 }
 
 /// The engine configuration CPython needs: exceptions (its build uses the wasm
@@ -96,18 +96,31 @@ impl PythonRuntime {
     /// `cache_dir`, keyed by the module's hash and this engine's configuration; the first
     /// compile takes minutes), then mapped from the cache in milliseconds.
     pub fn load(install: &Installation, cache_dir: Option<&Path>) -> Result<Self> {
-        let engine = engine()?;
         let module_path = install.module();
         let module = std::fs::read(&module_path)
             .with_context(|| format!("reading {}", module_path.display()))?;
+        let stdlib_path = install.stdlib();
+        let stdlib = std::fs::read(&stdlib_path)
+            .with_context(|| format!("reading {}", stdlib_path.display()))?;
+        Self::from_module(&module, Some(&stdlib), cache_dir)
+    }
+
+    /// Loads a wasip1 reactor `module` that exports `run: () -> i32` (and may import the
+    /// `host` bridge), with `stdlib` (a Python standard library zip) as the shared read-only
+    /// layer when given.
+    pub fn from_module(
+        module: &[u8],
+        stdlib: Option<&[u8]>,
+        cache_dir: Option<&Path>,
+    ) -> Result<Self> {
+        let engine = engine()?;
         let mut hasher = blake3::Hasher::new();
         hasher.update(b"clawrun python reactor v1\0");
         hasher.update(WORLD.as_bytes());
-        hasher.update(&module);
+        hasher.update(module);
         let key = hasher.finalize();
         let cache = ComponentCache::new(&engine, cache_dir.map(Path::to_path_buf));
-        let component = cache.load_or_compile(&engine, &key, || componentize(&module))?;
-        drop(module);
+        let component = cache.load_or_compile(&engine, &key, || componentize(module))?;
 
         let mut linker: Linker<StoreData> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;
@@ -120,31 +133,30 @@ impl PythonRuntime {
         let pre = linker
             .instantiate_pre(&component)
             .map_err(anyhow::Error::from)
-            .context("linking python.wasm")?;
+            .context("linking the reactor")?;
         start_epoch_ticker(&engine);
 
-        let stdlib_path = install.stdlib();
-        let stdlib = std::fs::read(&stdlib_path)
-            .with_context(|| format!("reading {}", stdlib_path.display()))?;
         let mut layer = Vfs::new();
         let stdlib_dir = layer.create_dir_all(STDLIB_GUEST_DIR)?;
-        layer.write_file(&format!("{STDLIB_GUEST_DIR}/{STDLIB_GUEST_NAME}"), &stdlib)?;
+        if let Some(stdlib) = stdlib {
+            layer.write_file(&format!("{STDLIB_GUEST_DIR}/{STDLIB_GUEST_NAME}"), stdlib)?;
+        }
         Ok(Self {
             engine,
             pre,
-            stdlib: SharedFs::new(layer, VirtualClock::default()),
-            stdlib_dir,
+            stdlib: stdlib
+                .is_some()
+                .then(|| (SharedFs::new(layer, VirtualClock::default()), stdlib_dir)),
         })
     }
 
     /// Runs the interpreter once over `fs` (the caller's filesystem, changed in place), with
-    /// the standard library mounted read-only and `fs`'s root mounted at `/`. `config.args` are
-    /// the interpreter's arguments after argv\[0\]; `cwd` is the directory they are relative to.
+    /// the standard library mounted read-only and `fs`'s root mounted at `/`, as `python3 ARGS`
+    /// from a shell: `config.args` are the arguments after `python3`, relative to `cwd`.
     /// `config.mounts` and `config.fs_hook` are not used: `fs` keeps its own hook.
     pub fn run(&self, fs: SharedFs, cwd: &str, mut config: RunConfig) -> Result<RunOutcome> {
-        let root = {
+        {
             let state = fs.lock();
-            let root = state.vfs.root();
             if state
                 .vfs
                 .resolve(cwd)
@@ -154,8 +166,7 @@ impl PythonRuntime {
             {
                 bail!("python3: the working directory {cwd} is not a directory");
             }
-            root
-        };
+        }
         config.args = super::argv::interpreter_argv(cwd, &config.args);
         config
             .env
@@ -163,20 +174,44 @@ impl PythonRuntime {
         config.env.push(("TMPDIR".into(), "/tmp".into()));
         config.env.push(("PYTHONTZPATH".into(), String::new()));
         config.env.push(("HOME".into(), "/root".into()));
-        let preopens = vec![
-            Preopen {
-                ino: self.stdlib_dir,
+        config.mounts = vec![Mount {
+            guest_path: "/".into(),
+            writable: true,
+        }];
+        self.run_module(fs, config)
+    }
+
+    /// Runs the module once over `fs` as it is: `config.args` is its whole argv, and
+    /// `config.mounts` are its preopens (after the standard library's, when it has one).
+    pub fn run_module(&self, fs: SharedFs, config: RunConfig) -> Result<RunOutcome> {
+        let mut preopens = Vec::new();
+        if let Some((layer, dir)) = &self.stdlib {
+            preopens.push(Preopen {
+                ino: *dir,
                 guest_path: STDLIB_GUEST_DIR.into(),
                 writable: false,
-                fs: Some(self.stdlib.clone()),
-            },
-            Preopen {
-                ino: root,
-                guest_path: "/".into(),
-                writable: true,
-                fs: None,
-            },
-        ];
+                fs: Some(layer.clone()),
+            });
+        }
+        {
+            let state = fs.lock();
+            for m in &config.mounts {
+                let ino = state
+                    .vfs
+                    .resolve(&m.guest_path)
+                    .ok()
+                    .filter(|&i| state.vfs.kind(i).ok() == Some(NodeKind::Directory));
+                let Some(ino) = ino else {
+                    bail!("mount point {} is not a directory in the VFS", m.guest_path);
+                };
+                preopens.push(Preopen {
+                    ino,
+                    guest_path: m.guest_path.clone(),
+                    writable: m.writable,
+                    fs: None,
+                });
+            }
+        }
         let engine = self.engine.clone();
         let pre = self.pre.clone();
         std::thread::scope(|scope| {

@@ -30,6 +30,28 @@ pub fn detect(bytes: &[u8]) -> Result<ProgramKind> {
     }
 }
 
+/// Whether a wasip1 core module is a reactor to run through its `run` export: it exports
+/// `run` and no `_start` (a command). Such modules (the Python interpreter) run on
+/// [`crate::python::PythonRuntime`].
+pub fn is_run_reactor(module: &[u8]) -> Result<bool> {
+    let mut run = false;
+    let mut start = false;
+    for payload in wasmparser::Parser::new(0).parse_all(module) {
+        if let wasmparser::Payload::ExportSection(exports) =
+            payload.context("reading the module")?
+        {
+            for export in exports {
+                let export = export.context("reading the module's exports")?;
+                if export.kind == wasmparser::ExternalKind::Func {
+                    run |= export.name == "run";
+                    start |= export.name == "_start";
+                }
+            }
+        }
+    }
+    Ok(run && !start)
+}
+
 /// Wraps a wasip1 command module into a WASI p2 command component with the official adapter.
 pub fn adapt_wasip1(module: &[u8]) -> Result<Vec<u8>> {
     let adapter = wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_COMMAND_ADAPTER;
