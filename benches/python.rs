@@ -9,7 +9,7 @@ use clawrun::python::{PythonRuntime, install};
 use clawrun::sandbox::cache::ComponentCache;
 use clawrun::sandbox::fs::SharedFs;
 use clawrun::sandbox::{RunConfig, Sandbox, SandboxConfig};
-use clawrun::tools::{SystemTools, ToolCall, ToolEnv};
+use clawrun::tools::{ToolCall, ToolEnv, ToolState, Toolbox};
 use clawrun::vfs::Vfs;
 use criterion::Criterion;
 
@@ -68,7 +68,7 @@ fn main() {
         b.iter(|| run(&runtime, &vfs, &["-c", PANDAS_JOB]))
     });
     let sandbox = Sandbox::new(SandboxConfig::default()).unwrap();
-    let tools = SystemTools::new();
+    let tools = Toolbox::new();
     let command = format!("python3 -c \"{PANDAS_JOB}\" && wc -l out.csv");
     let args = serde_json::json!({ "command": command });
     g.bench_function("bash_tool_call_running_pandas", |b| {
@@ -81,7 +81,7 @@ fn main() {
             let call = ToolCall {
                 name: "Bash",
                 args: &args,
-                state: &Default::default(),
+                state: &ToolState::default(),
             };
             let out = tools.call(&sandbox, call, vfs.fork(), &env).unwrap();
             assert!(out.output.contains("18 out.csv"), "{}", out.output);
