@@ -90,7 +90,7 @@ wasip1 = "1"
 [workspace]
 TOML
     echo "building the Rust tests (cargo, wasm32-wasip1, debug)"
-    CARGO_TARGET_DIR="$build/rust-target" RUSTFLAGS="--cap-lints=allow" cargo build --quiet --manifest-path "$proj/Cargo.toml" \
+    CARGO_TARGET_DIR="$build/rust-target" RUSTFLAGS="-Awarnings" cargo build --quiet --manifest-path "$proj/Cargo.toml" \
       --target wasm32-wasip1 --bins
     dest="$out/tests/rust/testsuite/wasm32-wasip1"
     for rs in "$dir"/bin/*.rs; do
