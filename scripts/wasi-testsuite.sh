@@ -11,9 +11,11 @@
 # doc/specification.md says). FILTER keeps tests whose path contains it.
 #
 # Each spec dir D (relative to the test's folder) is copied into the sandbox at /D and every
-# argument equal to D becomes /D (clawrun's guest paths are absolute). Set
-# WASI_TESTSUITE_ROOT_DIR=1 for suite versions whose programs look for a preopen named `/`:
-# the first dir is then mounted at `/` instead. Nothing is written back, so fixtures stay clean.
+# argument equal to D becomes /D (clawrun's guest paths are absolute); a spec's "root" folder is
+# mounted at `/` (newer suite versions: the program looks for the preopen `/`). Set
+# WASI_TESTSUITE_ROOT_DIR=1 for suite versions whose programs look for `/` but whose specs still
+# say "dirs": the first dir is then mounted at `/` instead. Nothing is written back, so fixtures
+# stay clean. scripts/wasi-testsuite-build.sh builds such a folder from a source checkout.
 #
 # CLAWRUN is the binary to use (default: target/release/clawrun, else target/debug/clawrun).
 # Exit status: 0 when every test passed, 1 otherwise.
@@ -43,7 +45,7 @@ import json, os, subprocess, sys
 clawrun, suite, filt, root_dir = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 tests = []
 for dirpath, dirnames, files in os.walk(suite):
-    dirnames[:] = sorted(d for d in dirnames if not d.endswith(".dir") and d != ".git")
+    dirnames[:] = sorted(d for d in dirnames if not d.endswith(".dir") and not d.startswith("."))
     parts = dirpath.split(os.sep)
     if not ("wasm32-wasip1" in parts or "testsuite" in parts):
         continue
@@ -64,6 +66,9 @@ for wasm in tests:
     cmd = [clawrun, "exec", "--no-cache"]
     dirs = spec.get("dirs", [])
     guest_of = {}
+    if "root" in spec:
+        # Newer specs name one fixture folder the program finds as the preopen "/".
+        cmd += ["--dir", f"{os.path.join(here, spec['root'])}::/"]
     for i, d in enumerate(dirs):
         guest = "/" if (root_dir and i == 0) else "/" + d.strip("/")
         guest_of[d] = guest

@@ -71,6 +71,18 @@ fn sync_flags_given_at_open_are_reported_by_fdstat() {
 }
 
 #[test]
+fn monotonic_readings_strictly_increase_and_sleeps_last_their_duration() {
+    // wasi-testsuite's C clock_gettime-monotonic: two readings in a row must differ (the
+    // virtual clock stood still between sleeps); a sleep still counts from the last reading.
+    assert_eq!(
+        wasiconf("clock"),
+        "readings_increase: true\n\
+         sleep_events: 1\n\
+         sleep_at_least_50ms: true\n"
+    );
+}
+
+#[test]
 fn virtual_time_advances_in_poll_only_when_nothing_else_is_ready() {
     assert_eq!(
         wasiconf("poll"),

@@ -6,6 +6,13 @@
 //! pollables; only if the whole list was pending does the next pass move the clock, and then
 //! only to the earliest deadline still waited for (so a 1 s and a 5 s timeout polled together
 //! fire one after the other, as in real time).
+//!
+//! Guests read the monotonic clock through [`VirtualClock::monotonic_now`]: the virtual time,
+//! but never the same reading twice — when time has not moved since the last reading, the next
+//! one is 1 ns (the resolution we report) past it, as on a real clock. Programs that time
+//! themselves (`t2 - t1` as a divisor, "did the clock move?" checks) see progress, and the
+//! sequence stays deterministic: it depends only on the order of the reads. Wall time, file
+//! times and the run's deadline use the virtual time itself, unaffected by reads.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -33,6 +40,8 @@ pub struct VirtualClock {
 struct ClockInner {
     epoch: Duration,
     elapsed_ns: AtomicU64,
+    /// The smallest monotonic reading the guest may get next (one past the last one given).
+    next_reading_ns: AtomicU64,
     /// Deadlines of the sleeps currently being polled (deadline -> how many), so a pass that
     /// finds nothing ready advances only to the earliest.
     waiting: Mutex<BTreeMap<u64, usize>>,
@@ -51,6 +60,7 @@ impl VirtualClock {
             inner: Arc::new(ClockInner {
                 epoch,
                 elapsed_ns: AtomicU64::new(0),
+                next_reading_ns: AtomicU64::new(0),
                 waiting: Mutex::new(BTreeMap::new()),
             }),
         }
@@ -59,6 +69,28 @@ impl VirtualClock {
     /// Nanoseconds elapsed since the epoch (the monotonic reading).
     pub fn elapsed_ns(&self) -> u64 {
         self.inner.elapsed_ns.load(Ordering::SeqCst)
+    }
+
+    /// A monotonic reading for the guest: the virtual time, or 1 ns past the previous reading
+    /// when time has not moved since (readings strictly increase; see the module docs).
+    pub fn monotonic_now(&self) -> u64 {
+        let now = self.elapsed_ns();
+        let previous = self
+            .inner
+            .next_reading_ns
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |next| {
+                Some(next.max(now).saturating_add(1))
+            })
+            .unwrap_or_else(|next| next);
+        previous.max(now)
+    }
+
+    /// The latest monotonic reading given to the guest, or the virtual time if it is later:
+    /// what a relative sleep counts from, so that it lasts at least its duration as measured
+    /// by the guest's own readings.
+    fn last_reading_ns(&self) -> u64 {
+        let next = self.inner.next_reading_ns.load(Ordering::SeqCst);
+        self.elapsed_ns().max(next.saturating_sub(1))
     }
 
     /// Moves time forward by `ns` nanoseconds.
@@ -109,7 +141,7 @@ impl wasmtime_wasi::HostMonotonicClock for VirtualClock {
     }
 
     fn now(&self) -> u64 {
-        self.elapsed_ns()
+        self.monotonic_now()
     }
 }
 
@@ -209,7 +241,7 @@ impl ClockView<'_> {
 
 impl monotonic_clock::Host for ClockView<'_> {
     fn now(&mut self) -> wasmtime::Result<u64> {
-        Ok(self.clock.elapsed_ns())
+        Ok(self.clock.monotonic_now())
     }
 
     fn resolution(&mut self) -> wasmtime::Result<u64> {
@@ -221,7 +253,7 @@ impl monotonic_clock::Host for ClockView<'_> {
     }
 
     fn subscribe_duration(&mut self, when: u64) -> wasmtime::Result<Resource<DynPollable>> {
-        let deadline = self.clock.elapsed_ns().saturating_add(when);
+        let deadline = self.clock.last_reading_ns().saturating_add(when);
         self.sleep_until(deadline)
     }
 }
@@ -246,4 +278,30 @@ pub fn add_to_linker<T: HasVirtualClock + 'static>(
     monotonic_clock::add_to_linker::<T, HasClock>(linker, T::clock_view)?;
     linker.allow_shadowing(false);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readings_strictly_increase_and_catch_up_with_virtual_time() {
+        let clock = VirtualClock::default();
+        assert_eq!(
+            [
+                clock.monotonic_now(),
+                clock.monotonic_now(),
+                clock.monotonic_now()
+            ],
+            [0, 1, 2]
+        );
+        // Reads do not move the virtual time itself (wall clock, file times, deadlines).
+        assert_eq!(clock.elapsed_ns(), 0);
+        assert_eq!(clock.wall(), Duration::from_secs(DEFAULT_EPOCH_SECS));
+        clock.advance(1_000);
+        assert_eq!(clock.monotonic_now(), 1_000);
+        assert_eq!(clock.monotonic_now(), 1_001);
+        // A relative sleep counts from the last reading.
+        assert_eq!(clock.last_reading_ns(), 1_001);
+    }
 }

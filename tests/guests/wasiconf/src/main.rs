@@ -8,6 +8,7 @@
 //! - `dotdot`: `..` from a subdirectory handle may not climb above that handle;
 //! - `sync`: SYNC/DSYNC/RSYNC given to `path_open` come back in `fd_fdstat_get`;
 //! - `poll`: a clock subscription polled with ready stdout/stderr writes does not fire;
+//! - `clock`: two monotonic readings in a row differ; a 50 ms sleep lasts 50 ms by them;
 //! - `write0`: a zero-length `fd_write` to a descriptor that is not open;
 //! - `plant <exit> [NAME=TARGET]...`: writes `planted.txt`, creates the symlinks (printing
 //!   each one's errno), then exits with `<exit>` (for write-back tests).

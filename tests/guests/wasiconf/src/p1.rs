@@ -245,6 +245,16 @@ pub fn run(dir: &str, scenario: &str) {
             println!("timers_events: {}", ids.join(" "));
             println!("timers_elapsed_ms: {}", (now() - before) / 1_000_000);
         }
+        "clock" => {
+            let first = now();
+            let second = now();
+            println!("readings_increase: {}", second > first);
+            let before = now();
+            let events = poll(&[subscription(6, Some(50_000_000), 0)]);
+            let after = now();
+            println!("sleep_events: {}", events.len());
+            println!("sleep_at_least_50ms: {}", after - before >= 50_000_000);
+        }
         "write0" => {
             let iov = [0u32, 0u32];
             let mut n = 0;
