@@ -239,8 +239,10 @@ pub fn overall_lines(s: &Summary) -> Vec<(String, String)> {
 pub fn scope_note(o: &Aggregate) -> String {
     match (o.partly_judged_trials, o.unjudged_trials) {
         (0, 0) => String::new(),
+        (0, u) => format!(" ({u} unjudged trials left out)"),
+        (p, 0) => format!(" (~: over the checkable items of {p} partly judged trials)"),
         (p, u) => format!(
-            " (~: over the checkable items; {p} partly judged trials count, {u} unjudged trials left out)"
+            " (~: over the checkable items of {p} partly judged trials; {u} unjudged trials left out)"
         ),
     }
 }

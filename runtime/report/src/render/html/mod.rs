@@ -27,7 +27,7 @@ pub fn render_html(summary: &Summary, trials: &[TrialView]) -> String {
     let trials = viewer::sorted(trials);
     let mut out = head("clawrun report");
     out.push_str(&format!(
-        "<p class=\"meta\">{} tasks &middot; {} scored trials &middot; k = {} &middot; agents: {}</p>\n",
+        "<p class=\"meta\">{} tasks &middot; {} counted trials &middot; k = {} &middot; agents: {}</p>\n",
         summary.overall.tasks,
         summary.overall.trials,
         summary.k,

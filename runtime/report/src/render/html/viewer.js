@@ -298,7 +298,7 @@
     c.arms.forEach(function (a) { head.appendChild(el("th", {"data-key": "arm-" + a.name, title: label[a.name]}, a.name + " score")); });
     c.pairs.forEach(function (p) {
       head.appendChild(el("th", {"data-key": "diff-" + p.b}, p.b + " \u2212 " + p.a));
-      head.appendChild(el("th", null, p.b + " vs " + p.a));
+      head.appendChild(el("th", {class: "outcome"}, p.b + " vs " + p.a));
     });
     head.appendChild(el("th", null, "not fully judged"));
     var body = el("tbody");
@@ -444,4 +444,9 @@
   var start = fromHash();
   if (start >= 0) show(start);
   apply();
+  // A fragment that picks a trial or sets a filter brings the viewer on screen.
+  if (["trial", "failed", "fault", "unjudged", "task", "category", "arm", "q"].some(function (k) { return h0[k]; })) {
+    var section = byId("trials");
+    if (section) section.scrollIntoView();
+  }
 })();
