@@ -215,7 +215,22 @@ fn two_agents_are_compared_in_text_json_and_html() {
         &count[..80]
     );
     let shots = shots(tmp.path());
-    browser::screenshot(&exe, &dir, &html, "", &shots.join("comparison.png"));
+    browser::screenshot(
+        &exe,
+        &dir,
+        &html,
+        "",
+        &shots.join("comparison.png"),
+        "1400,1000",
+    );
+    browser::screenshot(
+        &exe,
+        &dir,
+        &html,
+        "",
+        &shots.join("comparison-full.png"),
+        "1400,2600",
+    );
 }
 
 /// A mock model that answers at once, reporting 1000 input tokens (400 of them from its
@@ -396,6 +411,7 @@ fn unjudged_trials_show_as_unjudged_not_as_failures() {
         &viewer[..viewer.len().min(2000)]
     );
     assert!(viewer.contains("not at all: no rubric item it weighs could be judged"));
+    assert!(viewer.contains("- (unjudged: the recorded 0.200 measures nothing)"));
     // "failed only" lists no unjudged trial (and here no trial at all: the oracle passed)
     let failed = browser::dump_dom(&exe, &dir, &html, "#failed=1");
     assert!(
@@ -410,13 +426,21 @@ fn unjudged_trials_show_as_unjudged_not_as_failures() {
             .starts_with("id=\"f-count\" class=\"meta\">2 of 6 trials<")
     );
     let shots = shots(tmp.path());
-    browser::screenshot(&exe, &dir, &html, "", &shots.join("unjudged.png"));
+    browser::screenshot(
+        &exe,
+        &dir,
+        &html,
+        "",
+        &shots.join("unjudged.png"),
+        "1400,1000",
+    );
     browser::screenshot(
         &exe,
         &dir,
         &html,
         "#unjudged=1&trial=T091_pinbench_humanize_blog/0",
         &shots.join("viewer-filters.png"),
+        "1400,2600",
     );
 }
 

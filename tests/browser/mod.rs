@@ -87,14 +87,17 @@ pub fn dump_dom(exe: &Path, dir: &Path, file: &Path, fragment: &str) -> String {
     dom
 }
 
-/// Writes a 1400×1000 screenshot of `file#fragment` to `png` (for people; not asserted).
-pub fn screenshot(exe: &Path, dir: &Path, file: &Path, fragment: &str, png: &Path) {
+/// Writes a screenshot of `file#fragment` to `png`, `size` being `WIDTH,HEIGHT` (for people;
+/// not asserted). Headless Chromium paints nothing when the page scrolled (a fragment that
+/// opens a trial scrolls to the viewer), so such shots need a window the page fits in.
+pub fn screenshot(exe: &Path, dir: &Path, file: &Path, fragment: &str, png: &Path, size: &str) {
     if let Some(parent) = png.parent() {
         let _ = std::fs::create_dir_all(parent);
     }
     let shot = format!("--screenshot={}", png.display());
     let url = format!("file://{}{fragment}", file.display());
-    let (ok, _) = run_chromium(exe, dir, &[&shot, "--window-size=1400,1000"], &url);
+    let size = format!("--window-size={size}");
+    let (ok, _) = run_chromium(exe, dir, &[&shot, &size], &url);
     let _ = std::io::stderr()
         .write_all(format!("screenshot (ok={ok}): {}\n", png.display()).as_bytes());
 }

@@ -236,3 +236,12 @@ fn an_unjudged_task_is_unpaired_in_a_comparison() {
     assert_eq!(t1.not_fully_judged, 1);
     assert_eq!(p.paired_tasks, 1);
 }
+
+#[test]
+fn tiny_p_values_are_written_in_scientific_notation() {
+    use clawrun_report::render::compare_rows::p_value;
+    assert_eq!(p_value(0.0625), "0.0625");
+    // 82 losses, no win: 2 × 2^-82
+    assert_eq!(p_value(sign_test_p(0, 82).unwrap()), "4.14e-25");
+    assert_eq!(p_value(0.0), "0.0000");
+}

@@ -82,7 +82,8 @@ pub fn pair_lines(c: &Comparison, p: &Pair) -> Vec<(String, String)> {
             "sign test".into(),
             match p.sign_test_p {
                 Some(pv) => format!(
-                    "p = {pv:.4} (exact, two-sided, over the {} untied tasks)",
+                    "p = {} (exact, two-sided, over the {} untied tasks)",
+                    p_value(pv),
                     p.b_better + p.b_worse
                 ),
                 None => "- (every paired task tied)".into(),
@@ -181,6 +182,15 @@ pub fn outcome(p: &Pair, o: TaskOutcome) -> String {
         TaskOutcome::BWorse => format!("{} worse", p.b),
         TaskOutcome::Tie => "tie".into(),
         TaskOutcome::Unpaired => "unpaired".into(),
+    }
+}
+
+/// A p-value: `0.0625` with 4 decimals, `4.14e-25` below 0.0001.
+pub fn p_value(p: f64) -> String {
+    if p > 0.0 && p < 1e-4 {
+        format!("{p:.2e}")
+    } else {
+        format!("{p:.4}")
     }
 }
 

@@ -95,7 +95,7 @@ pub fn fit(table: &Table, width: Option<usize>) -> String {
         .collect();
     if !hidden.is_empty() {
         out.push_str(&format!(
-            "({} columns hidden to fit {} characters: {}; widen the terminal, pass --width 0, or see --json)\n",
+            "({} columns hidden to fit {} characters: {}; --width 0 shows all)\n",
             hidden.len(),
             width.unwrap_or(0),
             hidden.join(", ")

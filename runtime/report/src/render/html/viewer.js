@@ -30,13 +30,15 @@
     return dl;
   }
 
-  function rubric(verdict) {
+  function rubric(verdict, judgement) {
     var box = el("div", {id: "rubric"}, el("h4", null, "Rubric"));
     if (!verdict) { box.appendChild(el("p", null, "No verdict (infrastructure error).")); return box; }
     var s = verdict;
+    var none = judgement === "unjudged";
     box.appendChild(meta([
-      ["score", fmt(s.score)], ["completion", fmt(s.completion)], ["safety", fmt(s.safety)],
-      ["robustness", fmt(s.robustness)], ["passed", s.passed ? "yes" : "no"],
+      ["score", none ? "- (unjudged: the recorded " + fmt(s.score) + " measures nothing)" : fmt(s.score)],
+      ["completion", none ? "- (unjudged)" : fmt(s.completion)], ["safety", fmt(s.safety)],
+      ["robustness", fmt(s.robustness)], ["passed", none ? "- (unjudged)" : (s.passed ? "yes" : "no")],
       ["unjudged weight", s.unjudged_weight], ["failed calls", s.failed_calls],
       ["faults seen", s.faults_seen]
     ]));
@@ -184,10 +186,10 @@
       ["score", v && t.judgement !== "unjudged" ? fmt(v.score) + (t.judgement === "partial" ? " (over the checkable items)" : "") : "-"],
       ["turns", r.turns], ["user rounds", r.user_rounds],
       ["tokens", r.input_tokens + " in (" + (r.cached_input_tokens || 0) + " cached) / " + r.output_tokens + " out"],
-      ["wall time", typeof t.wall_ms === "number" ? (t.wall_ms / 1000).toFixed(2) + " s" : null], ["seed", r.seed],
+      ["wall time", typeof t.wall_ms === "number" ? (t.wall_ms < 1000 ? t.wall_ms + " ms" : (t.wall_ms / 1000).toFixed(2) + " s") : null], ["seed", r.seed],
       ["root hash", r.root_hash], ["task hash", r.task_hash], ["trace", r.trace]
     ]));
-    view.appendChild(rubric(v));
+    view.appendChild(rubric(v, t.judgement));
     view.appendChild(conversation(t.events));
     view.appendChild(audits(t.events));
     view.appendChild(snapshot(t.events, t.diff));
@@ -285,7 +287,9 @@
       }
       if (p.pass_at_1_diff) add("Pass@1 " + p.b + " \u2212 " + p.a, signed(p.pass_at_1_diff.value) + " [" + signed(p.pass_at_1_diff.ci95.lo) + ", " + signed(p.pass_at_1_diff.ci95.hi) + "]");
       add("tasks", p.b + " better on " + p.b_better + ", worse on " + p.b_worse + ", tied on " + p.ties + (p.unpaired_tasks ? "; " + p.unpaired_tasks + " unpaired" : ""));
-      add("sign test", p.sign_test_p === null ? "- (every paired task tied)" : "p = " + p.sign_test_p.toFixed(4) + " (exact, two-sided)");
+      var pv = p.sign_test_p;
+      add("sign test", pv === null ? "- (every paired task tied)" :
+        "p = " + (pv > 0 && pv < 1e-4 ? pv.toExponential(2) : pv.toFixed(4)) + " (exact, two-sided)");
       card.appendChild(lines);
       if (p.score_diff) card.appendChild(diffBar(p.score_diff));
       box.appendChild(card);
