@@ -1,12 +1,17 @@
 //! `clawrun report`: merge the journals of one or more run folders (shards included) and write
-//! the table, JSON, Markdown and the self-contained HTML report.
+//! the table, JSON, Markdown and the self-contained HTML report. Folders whose `run.json`
+//! differ in agent, model or settings are distinct arms, compared side by side.
 
 use std::collections::BTreeMap;
-use std::io::BufReader;
+use std::io::{BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use clawrun_report::{Sourced, Summary, TrialRecord, TrialView};
+use clawrun_report::{
+    ArmInput, Comparison, Inputs, Prices, RunHeader, Sourced, Summary, Timings, TrialRecord,
+    TrialView,
+};
+use serde_json::Value;
 
 use super::UsageError;
 use super::output::{out, outln};
@@ -14,7 +19,8 @@ use super::output::{out, outln};
 /// Arguments of `clawrun report`.
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// Run folders (shards of one run are merged).
+    /// Run folders (shards of one run are merged; runs of different agents, models or
+    /// settings are compared side by side, the first as the baseline A).
     #[arg(value_name = "RUN", required = true)]
     runs: Vec<PathBuf>,
     /// Write the HTML report here.
@@ -23,12 +29,20 @@ pub struct ReportArgs {
     /// Write the Markdown report here.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
-    /// Print JSON instead of the table.
+    /// Print JSON instead of the table (schema: schemas/report.schema.json).
     #[arg(long)]
     json: bool,
     /// k of Pass@k and Pass^k (at least 1; default: the trials per task).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     k: Option<u32>,
+    /// A price table (YAML or JSON: model -> {input, output, cached_input} dollars per million
+    /// tokens); costs are shown only with one.
+    #[arg(long, value_name = "FILE")]
+    prices: Option<PathBuf>,
+    /// Fit the tables in N columns (0: no limit). Default: the terminal's width when stdout is
+    /// a terminal, no limit otherwise.
+    #[arg(long, value_name = "N")]
+    width: Option<usize>,
 }
 
 /// Which outputs to produce.
@@ -39,6 +53,10 @@ pub struct ReportFormats {
     pub html: Option<PathBuf>,
     /// The Markdown file.
     pub markdown: Option<PathBuf>,
+    /// The price table file.
+    pub prices: Option<PathBuf>,
+    /// The text width: `None` = the terminal's when stdout is one; `Some(0)` = no limit.
+    pub width: Option<usize>,
 }
 
 /// Runs `clawrun report`.
@@ -48,33 +66,64 @@ pub fn report_command(args: ReportArgs) -> Result<i32> {
             return Err(UsageError(format!("{}: not a run folder", run.display())).into());
         }
     }
+    if let Some(p) = &args.prices
+        && !p.is_file()
+    {
+        return Err(UsageError(format!(
+            "--prices {}: no such file (a YAML or JSON price table: `MODEL: {{input: 1.0, output: 4.0}}`, dollars per million tokens)",
+            p.display()
+        ))
+        .into());
+    }
     let formats = ReportFormats {
         json: args.json,
         html: args.html,
         markdown: args.markdown,
+        prices: args.prices,
+        width: args.width,
     };
     write_reports(&args.runs, &formats, args.k.unwrap_or(0))?;
     Ok(0)
 }
 
-/// The journals of a run folder: `journal.jsonl` and the shards' `journal.shard-*.jsonl`.
-pub fn journals(run: &Path) -> Result<Vec<PathBuf>> {
+/// The run folder's files whose names start with `prefix` and end in `.jsonl`, sorted.
+fn files_named(run: &Path, prefix: &str) -> Result<Vec<PathBuf>> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(run)
         .with_context(|| format!("reading {}", run.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("journal") && n.ends_with(".jsonl"))
+                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(".jsonl"))
         })
         .collect();
     out.sort();
+    Ok(out)
+}
+
+/// The journals of a run folder: `journal.jsonl` and the shards' `journal.shard-*.jsonl`.
+pub fn journals(run: &Path) -> Result<Vec<PathBuf>> {
+    let out = files_named(run, "journal")?;
     if out.is_empty() {
         return Err(UsageError(format!(
             "{}: no journal.jsonl (not a run folder?)",
             run.display()
         ))
         .into());
+    }
+    Ok(out)
+}
+
+/// The wall times recorded in the run folders (`timings.jsonl`, `timings.shard-*.jsonl`).
+pub fn timings(runs: &[PathBuf]) -> Result<Timings> {
+    let mut out = Timings::default();
+    for run in runs {
+        for path in files_named(run, "timings")? {
+            let file = std::fs::File::open(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            out.read(file, &path.display().to_string())
+                .map_err(|e| anyhow!("{e}"))?;
+        }
     }
     Ok(out)
 }
@@ -107,55 +156,244 @@ pub fn load_runs(runs: &[PathBuf]) -> Result<Vec<TrialRecord>> {
         .collect())
 }
 
-/// Summarises `runs` and writes the requested outputs; `k` 0 = the trials per task. The files
-/// are written before stdout, so a reader of stdout that stops early loses none of them.
-pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Result<()> {
-    let sourced = load_sourced(runs)?;
-    let mut summary =
-        Summary::from_records(sourced.iter().map(|(_, s)| s.clone()), (k > 0).then_some(k))
-            .map_err(|e| anyhow!("{e}"))?;
+/// One arm: the run folders that are one run (shards, or one folder) and their headers.
+struct ArmFolders {
+    /// What sets it apart: the manifest's settings (agent, seed, faults, judge, models, ...).
+    key: String,
+    /// The agent, as the manifest or the records name it.
+    agent: String,
+    /// Its folders, in the order given.
+    folders: Vec<PathBuf>,
+    /// One header per folder.
+    headers: Vec<RunHeader>,
+}
+
+/// The manifest fields that do not set a run apart: a shard's index, the trial count (a run
+/// extended with more trials), the task list and where the suite was.
+const NOT_SETTINGS: [&str; 4] = ["shard", "trials", "tasks", "suite"];
+
+/// Groups the folders into arms: folders whose manifests agree on every setting are one run
+/// (shards, or a run split over folders); a folder without a manifest is keyed by the agents
+/// of its records.
+fn arms_of(runs: &[PathBuf]) -> Result<Vec<ArmFolders>> {
+    let mut arms: Vec<ArmFolders> = Vec::new();
     for run in runs {
         let manifests = crate::run::manifest::sibling_manifests(run, "")?;
-        summary.runs.push(clawrun_report::RunHeader::from_manifests(
-            &run.display().to_string(),
-            &manifests,
-        ));
+        let header = RunHeader::from_manifests(&run.display().to_string(), &manifests);
+        let (key, agent) = match manifests.first() {
+            Some((_, m)) => {
+                let mut settings = m.clone();
+                if let Value::Object(map) = &mut settings {
+                    for k in NOT_SETTINGS {
+                        map.remove(k);
+                    }
+                }
+                let agent = m["agent"].as_str().unwrap_or("?").to_string();
+                (settings.to_string(), agent)
+            }
+            None => {
+                let mut agents: Vec<String> = load_runs(std::slice::from_ref(run))?
+                    .into_iter()
+                    .map(|r| r.agent)
+                    .collect();
+                agents.sort();
+                agents.dedup();
+                let agent = agents.join(", ");
+                (format!("records of {agent}"), agent)
+            }
+        };
+        match arms.iter_mut().find(|a| a.key == key) {
+            Some(arm) => {
+                arm.folders.push(run.clone());
+                arm.headers.push(header);
+            }
+            None => arms.push(ArmFolders {
+                key,
+                agent,
+                folders: vec![run.clone()],
+                headers: vec![header],
+            }),
+        }
     }
+    Ok(arms)
+}
+
+/// The price table of `formats`, if one was given.
+fn prices(formats: &ReportFormats) -> Result<Option<Prices>> {
+    let Some(path) = &formats.prices else {
+        return Ok(None);
+    };
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(Some(
+        Prices::parse(&text, &path.display().to_string()).map_err(|e| anyhow!("{e}"))?,
+    ))
+}
+
+/// The text width to fit: `--width` (0 = none), else the terminal's when stdout is one.
+fn text_width(formats: &ReportFormats) -> Option<usize> {
+    match formats.width {
+        Some(0) => None,
+        Some(n) => Some(n),
+        None if std::io::stdout().is_terminal() => terminal_width(),
+        None => None,
+    }
+}
+
+/// The terminal's width: `$COLUMNS`, else the window size of stdout.
+fn terminal_width() -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return Some(n);
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: TIOCGWINSZ fills a `winsize` we own; a failed call leaves it zeroed.
+        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) } == 0;
+        if ok && ws.ws_col > 0 {
+            return Some(usize::from(ws.ws_col));
+        }
+    }
+    None
+}
+
+/// The trial views of `sourced` for the HTML viewer, with diffs, wall times and `arm`.
+fn views(
+    sourced: &[(PathBuf, Sourced)],
+    timings: &Timings,
+    arm: Option<&str>,
+) -> Result<Vec<TrialView>> {
+    let mut views = Vec::new();
+    for (run, s) in sourced {
+        let trace = run.join(&s.record.trace);
+        if !trace.is_file() {
+            return Err(anyhow!(
+                "{}: the trace of trial {} is missing, so the HTML report cannot show it \
+                 (hint: `clawrun run --resume --out {}` with the run's other options runs \
+                 trials whose trace is missing again; without --html the report needs no traces)",
+                trace.display(),
+                s.record.key(),
+                run.display()
+            ));
+        }
+        let mut view = TrialView::load(run, s.record.clone()).map_err(|e| anyhow!("{e}"))?;
+        let changes = run
+            .join(s.record.task_id.as_str())
+            .join(s.record.trial.to_string())
+            .join("changes.json");
+        if let Ok(bytes) = std::fs::read(&changes) {
+            view.diff = serde_json::from_slice(&bytes).ok();
+        }
+        view.wall_ms = timings.trial_ms(&s.record.task_id, s.record.trial);
+        view.arm = arm.map(str::to_string);
+        views.push(view);
+    }
+    Ok(views)
+}
+
+/// Summarises `runs` and writes the requested outputs; `k` 0 = the trials per task. The files
+/// are written before stdout, so a reader of stdout that stops early loses none of them. Two
+/// or more arms give a comparison.
+pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Result<()> {
+    let prices = prices(formats)?;
+    let arms = arms_of(runs)?;
+    if arms.len() > 1 {
+        return write_comparison(&arms, formats, k, prices.as_ref());
+    }
+    let sourced = load_sourced(runs)?;
+    let timings = timings(runs)?;
+    let inputs = Inputs {
+        timings,
+        prices: prices.as_ref(),
+    };
+    let mut summary = Summary::from_records_with(
+        sourced.iter().map(|(_, s)| s.clone()),
+        (k > 0).then_some(k),
+        &inputs,
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    summary.runs = arms.into_iter().flat_map(|a| a.headers).collect();
     if let Some(md) = &formats.markdown {
         std::fs::write(md, clawrun_report::render_markdown(&summary))
             .with_context(|| format!("writing {}", md.display()))?;
     }
     if let Some(html) = &formats.html {
-        let mut views = Vec::new();
-        for (run, s) in &sourced {
-            let trace = run.join(&s.record.trace);
-            if !trace.is_file() {
-                return Err(anyhow!(
-                    "{}: the trace of trial {} is missing, so the HTML report cannot show it \
-                     (hint: `clawrun run --resume --out {}` with the run's other options runs \
-                     trials whose trace is missing again; without --html the report needs no traces)",
-                    trace.display(),
-                    s.record.key(),
-                    run.display()
-                ));
-            }
-            let mut view = TrialView::load(run, s.record.clone()).map_err(|e| anyhow!("{e}"))?;
-            let changes = run
-                .join(s.record.task_id.as_str())
-                .join(s.record.trial.to_string())
-                .join("changes.json");
-            if let Ok(bytes) = std::fs::read(&changes) {
-                view.diff = serde_json::from_slice(&bytes).ok();
-            }
-            views.push(view);
-        }
+        let views = views(&sourced, &inputs.timings, None)?;
         std::fs::write(html, clawrun_report::render_html(&summary, &views))
             .with_context(|| format!("writing {}", html.display()))?;
     }
     if formats.json {
         outln!("{}", clawrun_report::render_json(&summary))?;
     } else {
-        out!("{}", clawrun_report::render_text(&summary))?;
+        out!(
+            "{}",
+            clawrun_report::render_text_width(&summary, text_width(formats))
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes the comparison of `arms` (two or more).
+fn write_comparison(
+    arms: &[ArmFolders],
+    formats: &ReportFormats,
+    k: u32,
+    prices: Option<&Prices>,
+) -> Result<()> {
+    let mut labels: Vec<String> = arms.iter().map(|a| a.agent.clone()).collect();
+    for (i, arm) in arms.iter().enumerate() {
+        if arms.iter().filter(|b| b.agent == arm.agent).count() > 1 {
+            let folders: Vec<String> = arm
+                .folders
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect();
+            labels[i] = format!("{} @ {}", arm.agent, folders.join(" + "));
+        }
+    }
+    let mut inputs = Vec::new();
+    let mut loaded = Vec::new();
+    for (arm, label) in arms.iter().zip(labels) {
+        let sourced = load_sourced(&arm.folders)?;
+        let timings = timings(&arm.folders)?;
+        inputs.push(ArmInput {
+            label,
+            runs: arm.headers.clone(),
+            records: sourced.iter().map(|(_, s)| s.clone()).collect(),
+            inputs: Inputs {
+                timings: timings.clone(),
+                prices,
+            },
+        });
+        loaded.push((sourced, timings));
+    }
+    let comparison = Comparison::build(inputs, (k > 0).then_some(k)).map_err(|e| anyhow!("{e}"))?;
+    if let Some(md) = &formats.markdown {
+        std::fs::write(md, clawrun_report::render_comparison_markdown(&comparison))
+            .with_context(|| format!("writing {}", md.display()))?;
+    }
+    if let Some(html) = &formats.html {
+        let mut all = Vec::new();
+        for (arm, (sourced, timings)) in comparison.arms.iter().zip(&loaded) {
+            all.extend(views(sourced, timings, Some(&arm.name))?);
+        }
+        std::fs::write(
+            html,
+            clawrun_report::render_comparison_html(&comparison, &all),
+        )
+        .with_context(|| format!("writing {}", html.display()))?;
+    }
+    if formats.json {
+        outln!("{}", clawrun_report::render_comparison_json(&comparison))?;
+    } else {
+        out!(
+            "{}",
+            clawrun_report::render_comparison_text(&comparison, text_width(formats))
+        )?;
     }
     Ok(())
 }

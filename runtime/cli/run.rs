@@ -161,6 +161,8 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
         json: args.json,
         html: Some(html.clone()),
         markdown: Some(out.join("report.md")),
+        prices: None,
+        width: None,
     };
     write_reports(std::slice::from_ref(&out), &formats, args.trials)?;
     if !args.json {

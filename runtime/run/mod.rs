@@ -10,6 +10,7 @@
 //! - [`selection`]: `--limit`, `--tags`, `--category`, `--group`, `--exclude`.
 //! - [`shard`]: the deterministic (task, trial) split.
 //! - [`runner`]: the pool, progress, Ctrl-C, records.
+//! - [`timings`]: `timings.jsonl`, wall times kept out of traces and journals.
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
 
 pub mod agent_spec;
@@ -21,6 +22,7 @@ pub mod resume;
 pub mod runner;
 pub mod selection;
 pub mod shard;
+pub mod timings;
 pub mod trial_record;
 
 pub use self::agent_spec::AgentSpec;

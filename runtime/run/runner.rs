@@ -253,6 +253,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     // The configuration check (refusing another configuration) and run.json.
     let resume = super::resume::prepare(options, plan.as_ref(), &tasks, &journal_path)?;
     let (journal, _) = Journal::open(&journal_path)?;
+    let mut timings = super::timings::TimingsFile::open(&options.out, options.shard)?;
+    let session_start = std::time::Instant::now();
 
     // Pairs in a fixed order; the shard keeps its own; finished (scored) trials are skipped.
     let mut pending = Vec::new();
@@ -273,7 +275,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let bar = progress_bar(options.progress, pending.len());
     let _reporter = RetryReporter::install(&bar);
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Result<TrialRecord>>();
+    // Each finished attempt with its wall time in milliseconds (for timings.jsonl only).
+    let (tx, rx) = mpsc::channel::<Result<(TrialRecord, u64)>>();
     let score = options.score;
     let cx = TrialContext {
         harness: &harness,
@@ -312,8 +315,10 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                     };
                     let task = &tasks[t];
                     for attempt in 0..=options.infra_retries {
-                        let result = run_and_record(&rt, cx, task, trial);
-                        let infra = matches!(&result, Ok(r) if r.status == Status::InfraError);
+                        let started = std::time::Instant::now();
+                        let result = run_and_record(&rt, cx, task, trial)
+                            .map(|r| (r, started.elapsed().as_millis() as u64));
+                        let infra = matches!(&result, Ok((r, _)) if r.status == Status::InfraError);
                         if tx.send(result).is_err() {
                             return;
                         }
@@ -331,8 +336,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         drop(tx);
         for result in rx {
             match result {
-                Ok(record) => {
+                Ok((record, wall_ms)) => {
                     journal.append(&record)?;
+                    timings.trial(&record, wall_ms)?;
                     ran += 1;
                     if record.status == Status::Scored {
                         scored += 1;
@@ -371,6 +377,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         Ok(())
     })?;
     bar.finish_and_clear();
+    timings.session(session_start.elapsed().as_millis() as u64, ran)?;
     if let Some(e) = first_error {
         return Err(e.context(
             "the run stopped; finished trials are in the journal (continue with --resume)",

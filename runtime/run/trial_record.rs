@@ -107,6 +107,7 @@ pub fn run_and_record(
         cached_turns: output.cached_turns,
         input_tokens: output.usage.input_tokens,
         output_tokens: output.usage.output_tokens,
+        cached_input_tokens: output.usage.cached_input_tokens,
         root_hash: output.root_hash.clone(),
         task_hash: task.loaded.hash_hex(),
         trace: format!("{}/{trial}/trace.jsonl", task.id()),

@@ -9,6 +9,7 @@ pub const SCRIPT: &str =
     "rules:\n  - match: {turn: 0}\n    reply: {text: \"msg_001 needs a reply first.\"}\n";
 
 /// The mock server playing [`SCRIPT`], on a runtime that lives as long as the pair.
+#[allow(dead_code)] // not every test file that shares this module plays the default script
 pub fn mock_server() -> (tokio::runtime::Runtime, MockLlm) {
     mock_server_with(SCRIPT)
 }

@@ -119,10 +119,20 @@ pub struct ToolSpec {
 /// Tokens spent by one model call (or summed over many).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    /// Prompt tokens.
+    /// Prompt tokens (those served from the provider's prompt cache included).
     pub input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
+    /// The part of `input_tokens` the provider served from its prompt cache (OpenAI
+    /// `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`); absent from
+    /// traces when 0, so traces of providers that report none are unchanged.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_input_tokens: u64,
+}
+
+/// Whether a count is 0 (serde leaves such fields out).
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -135,6 +145,7 @@ impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
     }
 }
 

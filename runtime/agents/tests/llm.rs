@@ -56,7 +56,8 @@ async fn two_turns(provider: Provider, accepts_images: bool) -> Value {
         second.usage,
         Usage {
             input_tokens: 150,
-            output_tokens: 8
+            output_tokens: 8,
+            cached_input_tokens: 0,
         }
     );
     let stats = agent.client().stats();
@@ -64,7 +65,8 @@ async fn two_turns(provider: Provider, accepts_images: bool) -> Value {
         stats.usage,
         Usage {
             input_tokens: 250,
-            output_tokens: 18
+            output_tokens: 18,
+            cached_input_tokens: 0,
         }
     );
     assert_eq!(

@@ -53,6 +53,14 @@ pub enum ReportError {
         /// The trial index.
         trial: u32,
     },
+    /// The price table is unreadable or lacks a model.
+    #[error("{source_name}: {message}")]
+    Prices {
+        /// The price file.
+        source_name: String,
+        /// What is wrong and what to do.
+        message: String,
+    },
     /// `k` must be at least 1.
     #[error("k must be at least 1")]
     InvalidK,

@@ -4,6 +4,8 @@
 //! render them as a terminal table, JSON, Markdown or a self-contained HTML page with a trial
 //! viewer.
 //!
+//! - [`compare`]: [`Comparison`], runs of different agents or settings side by side.
+//! - [`prices`]: [`Prices`], the price table for costs; [`timing`]: wall times.
 //! - [`header`]: [`RunHeader`], each run folder's settings for the report's header.
 //! - [`record`]: one journal line ([`TrialRecord`]) and [`read_journal`].
 //! - [`stats`]: the estimators and the seeded bootstrap.
@@ -15,20 +17,26 @@
 
 #![warn(missing_docs)]
 
+pub mod compare;
 pub mod error;
 pub mod header;
+pub mod prices;
 pub mod record;
 pub mod render;
 pub mod stats;
 pub mod summary;
+pub mod timing;
 pub mod view;
 
+pub use self::compare::{ArmInput, Comparison};
 pub use self::error::ReportError;
 pub use self::header::RunHeader;
-pub use self::record::{Group, Sourced, Status, TrialRecord, read_journal};
-pub use self::render::html::render_html;
-pub use self::render::json::render_json;
-pub use self::render::markdown::render_markdown;
-pub use self::render::text::render_text;
-pub use self::summary::{Aggregate, Estimate, Summary, TaskSummary};
+pub use self::prices::Prices;
+pub use self::record::{Group, Judgement, Sourced, Status, TrialRecord, read_journal};
+pub use self::render::html::{render_comparison_html, render_html};
+pub use self::render::json::{render_comparison_json, render_json};
+pub use self::render::markdown::{render_comparison_markdown, render_markdown};
+pub use self::render::text::{render_comparison_text, render_text, render_text_width};
+pub use self::summary::{Aggregate, Estimate, Inputs, Summary, TaskSummary, Totals};
+pub use self::timing::{TimingLine, Timings};
 pub use self::view::TrialView;

@@ -24,6 +24,32 @@ pub enum Status {
     TaskError,
 }
 
+/// How completely a scored trial's rubric could be judged (items that need an LLM judge stay
+/// unjudged when none is configured).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Judgement {
+    /// Every rubric item was judged.
+    Full,
+    /// Some items could not be judged: the score is over the checkable items only.
+    Partial,
+    /// No weighted item could be judged and no gate failed: the trial has no score at all (its
+    /// recorded score, e.g. 0.2 from robustness alone, measures nothing) and is left out of
+    /// every figure.
+    Unjudged,
+}
+
+impl Judgement {
+    /// `full`, `partial` or `unjudged`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Judgement::Full => "full",
+            Judgement::Partial => "partial",
+            Judgement::Unjudged => "unjudged",
+        }
+    }
+}
+
 /// One line of `journal.jsonl` (fields serialise in this order).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialRecord {
@@ -57,6 +83,9 @@ pub struct TrialRecord {
     pub input_tokens: u64,
     /// Completion tokens spent.
     pub output_tokens: u64,
+    /// The part of `input_tokens` served from the provider's prompt cache; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_input_tokens: u64,
     /// The workspace's root hash at the end.
     pub root_hash: String,
     /// blake3 of the task's files (hex).
@@ -94,6 +123,36 @@ impl TrialRecord {
         self.verdict.as_ref().is_some_and(|v| {
             v.unjudged_weight > 0.0 || v.items.iter().any(|item| item.score.is_none())
         })
+    }
+
+    /// How completely the verdict could be judged (`None` without a verdict). A trial whose
+    /// weighted items were all unjudged is still `Partial` when a gate failed: its score is 0
+    /// whatever the unjudged items would say.
+    pub fn judgement(&self) -> Option<Judgement> {
+        let v = self.verdict.as_ref()?;
+        if !self.has_unjudged() {
+            return Some(Judgement::Full);
+        }
+        let judged_weight: f64 = v
+            .items
+            .iter()
+            .filter(|i| i.weight > 0.0 && i.score.is_some())
+            .map(|i| i.weight)
+            .sum();
+        let gate_failed = v.items.iter().any(|i| i.gate && i.passed == Some(false));
+        Some(if judged_weight > 0.0 || gate_failed {
+            Judgement::Partial
+        } else {
+            Judgement::Unjudged
+        })
+    }
+
+    /// Whether the agent is a model (`openai:`, `anthropic:`, `openrouter:`), whose tokens
+    /// cost money; the oracle, scripted, replayed and idle agents spend nothing.
+    pub fn calls_a_model(&self) -> bool {
+        ["openai:", "anthropic:", "openrouter:"]
+            .iter()
+            .any(|p| self.agent.starts_with(p))
     }
 
     /// The record as one journal line (JSON, no trailing newline).

@@ -21,6 +21,10 @@ pub struct TrialView {
     /// Paths the trial changed in the workspace and how (`added`, `modified`, `deleted`, ...),
     /// when the caller computed them.
     pub diff: Option<Vec<(String, String)>>,
+    /// The trial's wall time in milliseconds, when the run recorded it (`timings.jsonl`).
+    pub wall_ms: Option<u64>,
+    /// The comparison arm (`A`, `B`, ...) it belongs to, in a comparison report.
+    pub arm: Option<String>,
 }
 
 impl TrialView {
@@ -37,6 +41,8 @@ impl TrialView {
             record,
             events,
             diff: None,
+            wall_ms: None,
+            arm: None,
         })
     }
 }

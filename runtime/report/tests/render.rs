@@ -41,7 +41,9 @@ fn text_shows_every_task_aggregate_and_the_banner_twice() {
     }
     let banner: Vec<&str> = out
         .lines()
-        .filter(|l| l.starts_with("!!! WARNING: UNJUDGED RUBRIC ITEMS in 1 of 11 trials"))
+        .filter(|l| {
+            l.starts_with("!!! WARNING: UNJUDGED RUBRIC ITEMS: 1 of 11 trials are PARTLY JUDGED")
+        })
         .collect();
     assert_eq!(banner.len(), 2, "{out}");
     assert!(
@@ -54,7 +56,7 @@ fn text_shows_every_task_aggregate_and_the_banner_twice() {
             .any(|l| l.starts_with("T001_alpha") && l.contains(" 0.733 "))
     );
     assert!(
-        out.contains("mean score                             0.667 ["),
+        out.contains("mean score                             ~0.667 ["),
         "{out}"
     );
 }
@@ -94,7 +96,8 @@ fn json_is_stable_and_complete() {
     let out = render_json(&fixture());
     assert_eq!(out, render_json(&fixture()));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["report_version"], 1);
+    assert_eq!(v["report_version"], 2);
+    assert_eq!(v["kind"], "run");
     let w = v["warnings"][0].as_str().unwrap();
     assert!(w.starts_with("WARNING: UNJUDGED RUBRIC ITEMS"), "{w}");
     let s = &v["summary"];
@@ -102,7 +105,9 @@ fn json_is_stable_and_complete() {
     assert_eq!(s["bootstrap"]["resamples"], 2000);
     assert_eq!(s["tasks"][2]["task_id"], "T003_gamma");
     assert_eq!(s["tasks"][2]["infra_errors"], 1);
-    assert_eq!(s["overall"]["unjudged_trials"], 1);
+    assert_eq!(s["overall"]["unjudged_trials"], 0);
+    assert_eq!(s["overall"]["partly_judged_trials"], 1);
+    assert_eq!(s["tasks"][3]["trials"][1]["judgement"], "partial");
     assert_eq!(s["groups"][2]["name"], "multi-turn");
     let mean = s["overall"]["mean_score"]["value"].as_f64().unwrap();
     assert!((mean - 2.0 / 3.0).abs() < 1e-9, "{mean}");
@@ -113,14 +118,14 @@ fn json_is_stable_and_complete() {
 fn markdown_has_tables_and_the_banner() {
     let out = render_markdown(&fixture());
     assert!(
-        out.contains("> **WARNING: UNJUDGED RUBRIC ITEMS in 1 of 11 trials"),
+        out.contains("> **WARNING: UNJUDGED RUBRIC ITEMS: 1 of 11 trials are PARTLY JUDGED"),
         "{out}"
     );
     assert!(
         out.contains("| T001\\_alpha | finance | general | 3 | 2 | 0.733 |"),
         "{out}"
     );
-    assert!(out.contains("| overall | 4 | 11 | 0.667 \\["), "{out}");
+    assert!(out.contains("| overall | 4 | 11 | \\~0.667 \\["), "{out}");
     assert!(out.contains("Infrastructure errors: 1"), "{out}");
     // every table line has the header's number of cells
     let header = out.lines().find(|l| l.starts_with("| task |")).unwrap();
@@ -188,7 +193,7 @@ fn html_tables_are_rendered_without_js() {
     }
     assert!(before_js.contains("id=\"unjudged-banner\""));
     assert!(
-        before_js.contains("<div class=\"value\">0.667</div>"),
+        before_js.contains("<div class=\"value\">~0.667</div>"),
         "mean score card"
     );
     let t003 = &before_js[before_js.find("<tr data-task=\"T003_gamma\">").unwrap()..];
@@ -200,7 +205,9 @@ fn html_tables_are_rendered_without_js() {
     // HTML in evidence and task data is escaped
     assert!(!before_js.contains("<b>to</b>"));
     assert!(
-        before_js.contains("<option value=\"0\">T001_alpha / trial 0 &mdash; 0.900 pass</option>")
+        before_js.contains(
+            "<li data-i=\"0\"><a href=\"#trial=T001_alpha/0\">T001_alpha / trial 0 &mdash; 0.900 pass</a></li>"
+        )
     );
 }
 
@@ -212,6 +219,8 @@ fn html_escapes_names() {
         events: common::trace(&rec),
         record: rec,
         diff: None,
+        wall_ms: None,
+        arm: None,
     };
     let out = render_html(&s, &[view]);
     assert!(out.contains("T&lt;x&gt;&amp;&quot;q&quot;"));

@@ -42,7 +42,10 @@ fn per_task_figures_are_hand_computed() {
 
     let t4 = &s.tasks[3]; // 0.76 P, 0.74 F (unjudged 0.3), 0.9 P
     close(t4.mean_score.unwrap(), 0.8); // 2.4 / 3
-    assert_eq!((t4.unjudged_trials, t4.c), (1, 2));
+    assert_eq!(
+        (t4.partly_judged_trials, t4.unjudged_trials, t4.c),
+        (1, 0, 2)
+    );
     close(t4.unjudged_weight, 0.3);
 }
 
@@ -68,8 +71,13 @@ fn overall_figures_are_hand_computed() {
     // flips: T001 and T004 of the 4 tasks with ≥ 2 trials
     close(o.flip_rate.unwrap(), 0.5);
     assert_eq!(
-        (o.infra_errors, o.unjudged_trials, o.unjudged_tasks),
-        (1, 1, 1)
+        (
+            o.infra_errors,
+            o.unjudged_trials,
+            o.partly_judged_trials,
+            o.unjudged_tasks
+        ),
+        (1, 0, 1, 1)
     );
 }
 

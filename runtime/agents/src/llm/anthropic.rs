@@ -152,6 +152,7 @@ pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usag
             + count("cache_creation_input_tokens")
             + count("cache_read_input_tokens"),
         output_tokens: count("output_tokens"),
+        cached_input_tokens: count("cache_read_input_tokens"),
     };
     Ok((
         Message {
@@ -210,7 +211,8 @@ mod tests {
             u,
             Usage {
                 input_tokens: 15,
-                output_tokens: 2
+                output_tokens: 2,
+                cached_input_tokens: 10,
             }
         );
         assert!(parse_response(&json!({"type": "error"}), 0).is_err());

@@ -196,6 +196,10 @@ pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usag
             .get("completion_tokens")
             .and_then(Value::as_u64)
             .unwrap_or(0),
+        cached_input_tokens: u
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
     });
     Ok((
         Message {
@@ -267,13 +271,15 @@ mod tests {
             "tool_calls": [
                 {"id": "x", "type": "function", "function": {"name": "a", "arguments": "{\"k\":1}"}},
                 {"type": "function", "function": {"name": "b", "arguments": "{oops"}},
-            ]}}], "usage": {"prompt_tokens": 7, "completion_tokens": 3}});
+            ]}}], "usage": {"prompt_tokens": 7, "completion_tokens": 3,
+                "prompt_tokens_details": {"cached_tokens": 4}}});
         let (message, usage) = parse_response(&body, 2).unwrap();
         assert_eq!(
             usage,
             Usage {
                 input_tokens: 7,
-                output_tokens: 3
+                output_tokens: 3,
+                cached_input_tokens: 4,
             }
         );
         let calls: Vec<_> = message.tool_calls().collect();

@@ -169,7 +169,34 @@ fn usage(reply: &MockReply, request_bytes: usize, calls: &[Call]) -> Usage {
     Usage {
         input_tokens: request_bytes.div_ceil(4).max(1) as u64,
         output_tokens: out.div_ceil(4).max(1) as u64,
+        cached_input_tokens: 0,
     }
+}
+
+/// The OpenAI `usage` object (`prompt_tokens_details.cached_tokens` when some were cached).
+fn openai_usage(usage: &Usage) -> Value {
+    let mut out = json!({
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.total(),
+    });
+    if usage.cached_input_tokens > 0 {
+        out["prompt_tokens_details"] = json!({"cached_tokens": usage.cached_input_tokens});
+    }
+    out
+}
+
+/// The Anthropic `usage` object: `input_tokens` leaves out the cache reads, which come as
+/// `cache_read_input_tokens` (as Anthropic reports them).
+fn anthropic_usage(usage: &Usage) -> Value {
+    let mut out = json!({
+        "input_tokens": usage.input_tokens.saturating_sub(usage.cached_input_tokens),
+        "output_tokens": usage.output_tokens,
+    });
+    if usage.cached_input_tokens > 0 {
+        out["cache_read_input_tokens"] = json!(usage.cached_input_tokens);
+    }
+    out
 }
 
 /// A success body for `reply` in `protocol`.
@@ -212,11 +239,7 @@ pub fn success_body(
                     "message": message,
                     "finish_reason": if calls.is_empty() { "stop" } else { "tool_calls" },
                 }],
-                "usage": {
-                    "prompt_tokens": usage.input_tokens,
-                    "completion_tokens": usage.output_tokens,
-                    "total_tokens": usage.total(),
-                },
+                "usage": openai_usage(&usage),
             })
         }
         Provider::Anthropic => {
@@ -239,10 +262,7 @@ pub fn success_body(
                 "content": content,
                 "stop_reason": if calls.is_empty() { "end_turn" } else { "tool_use" },
                 "stop_sequence": null,
-                "usage": {
-                    "input_tokens": usage.input_tokens,
-                    "output_tokens": usage.output_tokens,
-                },
+                "usage": anthropic_usage(&usage),
             })
         }
     }

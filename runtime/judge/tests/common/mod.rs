@@ -188,6 +188,7 @@ impl Complete for FakeJudge {
                     Usage {
                         input_tokens: 100,
                         output_tokens: 10,
+                        cached_input_tokens: 0,
                     },
                 )
             })

@@ -1,37 +1,59 @@
 //! The task and aggregate tables as rows of strings (shared by text and Markdown).
 
+use crate::record::Judgement;
+use crate::render::table::Table;
 use crate::render::{estimate, num, value, yes_no};
-use crate::summary::{Aggregate, Summary, TaskSummary};
+use crate::summary::{Aggregate, Summary, TaskSummary, Totals};
 
-/// The task table's header for Pass@`k`.
-pub fn task_header(k: u32) -> Vec<String> {
-    let mut h: Vec<String> = [
-        "task", "category", "group", "n", "c", "score", "compl", "safety", "robust", "pass@1",
-    ]
-    .map(String::from)
-    .to_vec();
-    h.push(format!("pass@{k}"));
-    h.push(format!("pass^{k}"));
-    h.push(format!("all{k}"));
-    h.push(format!("(c/n)^{k}"));
-    h.extend(["flip", "faults", "infra", "unjudged", "trials"].map(String::from));
-    h
+/// The task table: one row per task. Priorities (for narrow terminals) keep the task, its
+/// score, n, Pass@1 and the unjudged count longest.
+pub fn task_table(s: &Summary) -> Table {
+    let k = s.k;
+    let mut cols: Vec<(String, u8)> = vec![
+        ("task".into(), 0),
+        ("category".into(), 3),
+        ("group".into(), 4),
+        ("n".into(), 1),
+        ("c".into(), 2),
+        ("score".into(), 0),
+        ("compl".into(), 5),
+        ("safety".into(), 6),
+        ("robust".into(), 6),
+        ("pass@1".into(), 1),
+        (format!("pass@{k}"), 2),
+        (format!("pass^{k}"), 2),
+        (format!("all{k}"), 4),
+        (format!("(c/n)^{k}"), 6),
+        ("flip".into(), 3),
+        ("faults".into(), 4),
+        ("infra".into(), 3),
+        ("unjudged".into(), 1),
+        ("tokens in/out".into(), 5),
+        ("wall".into(), 5),
+    ];
+    if s.priced {
+        cols.push(("cost".into(), 2));
+    }
+    cols.push(("trials".into(), 7));
+    let rows = s.tasks.iter().map(|t| task_row(t, s.priced)).collect();
+    Table {
+        header: cols.iter().map(|c| c.0.clone()).collect(),
+        priority: cols.iter().map(|c| c.1).collect(),
+        rows,
+        left: 3,
+    }
 }
 
-/// One task's row.
-pub fn task_row(t: &TaskSummary) -> Vec<String> {
-    let trials: Vec<String> = t
-        .trials
-        .iter()
-        .map(|s| format!("{:.2}{}", s.score, if s.passed { "+" } else { "-" }))
-        .collect();
-    vec![
+/// One task's row (with a cost cell when `priced`).
+pub fn task_row(t: &TaskSummary, priced: bool) -> Vec<String> {
+    let trials: Vec<String> = t.trials.iter().map(trial_chip).collect();
+    let mut row = vec![
         t.task_id.clone(),
         t.category.clone(),
         t.group.to_string(),
         t.n.to_string(),
         t.c.to_string(),
-        num(t.mean_score),
+        task_score(t),
         num(t.mean_completion),
         num(t.mean_safety),
         num(t.mean_robustness),
@@ -43,30 +65,78 @@ pub fn task_row(t: &TaskSummary) -> Vec<String> {
         if t.flipped { "FLIP" } else { "" }.to_string(),
         t.faults_seen.to_string(),
         t.infra_errors.to_string(),
-        unjudged_cell(t.unjudged_trials),
-        trials.join(" "),
-    ]
+        unjudged_cell(t.unjudged_trials, t.partly_judged_trials),
+        tokens_cell(&t.totals),
+        wall(t.totals.wall_ms),
+    ];
+    if priced {
+        row.push(cost(t.totals.cost_usd));
+    }
+    row.push(trials.join(" "));
+    row
 }
 
-/// The aggregate table's header for Pass@`k`.
-pub fn aggregate_header(k: u32) -> Vec<String> {
-    let mut h: Vec<String> = ["name", "tasks", "trials", "score [95% CI]", "pass@1"]
-        .map(String::from)
-        .to_vec();
-    h.push(format!("pass@{k} [95% CI]"));
-    h.push(format!("pass^{k} [95% CI]"));
-    h.push(format!("all{k}"));
-    h.extend(["flip rate", "faults", "infra", "unjudged"].map(String::from));
-    h
+/// A task's mean score: `0.850`, `~0.850` when partly judged trials count in it, `UNJUDGED`
+/// when no trial could be scored, `-` when none was.
+pub fn task_score(t: &TaskSummary) -> String {
+    match t.mean_score {
+        None if t.unjudged_trials > 0 => "UNJUDGED".to_string(),
+        None => "-".to_string(),
+        Some(x) if t.partly_judged_trials > 0 => format!("~{x:.3}"),
+        Some(x) => format!("{x:.3}"),
+    }
+}
+
+/// One trial: `0.90+` (pass), `0.50-` (fail), `~0.74-` (partly judged), `unj` (unjudged).
+pub fn trial_chip(s: &crate::summary::TrialScore) -> String {
+    match s.judgement {
+        Judgement::Unjudged => "unj".to_string(),
+        j => format!(
+            "{}{:.2}{}",
+            if j == Judgement::Partial { "~" } else { "" },
+            s.score,
+            if s.passed { "+" } else { "-" }
+        ),
+    }
+}
+
+/// The aggregate table: categories, groups, overall.
+pub fn aggregate_table(s: &Summary) -> Table {
+    let k = s.k;
+    let mut cols: Vec<(String, u8)> = vec![
+        ("name".into(), 0),
+        ("tasks".into(), 2),
+        ("trials".into(), 1),
+        ("score [95% CI]".into(), 0),
+        ("pass@1".into(), 1),
+        (format!("pass@{k} [95% CI]"), 2),
+        (format!("pass^{k} [95% CI]"), 2),
+        (format!("all{k}"), 4),
+        ("flip rate".into(), 3),
+        ("faults".into(), 4),
+        ("infra".into(), 3),
+        ("unjudged".into(), 1),
+        ("tokens in/out".into(), 5),
+        ("wall".into(), 5),
+    ];
+    if s.priced {
+        cols.push(("cost".into(), 2));
+    }
+    Table {
+        header: cols.iter().map(|c| c.0.clone()).collect(),
+        priority: cols.iter().map(|c| c.1).collect(),
+        rows: aggregate_rows(s),
+        left: 1,
+    }
 }
 
 /// One aggregate's row, its name prefixed with `kind` (`category:`, `group:`, or nothing).
-pub fn aggregate_row(kind: &str, a: &Aggregate) -> Vec<String> {
-    vec![
+pub fn aggregate_row(kind: &str, a: &Aggregate, priced: bool) -> Vec<String> {
+    let mut row = vec![
         format!("{kind}{}", a.name),
         a.tasks.to_string(),
         a.trials.to_string(),
-        estimate(a.mean_score),
+        marked(estimate(a.mean_score), a.partly_judged_trials),
         num(value(a.pass_at_1)),
         estimate(a.pass_at_k),
         estimate(a.pass_pow_k),
@@ -74,28 +144,49 @@ pub fn aggregate_row(kind: &str, a: &Aggregate) -> Vec<String> {
         num(a.flip_rate),
         a.faults_seen.to_string(),
         a.infra_errors.to_string(),
-        unjudged_cell(a.unjudged_trials),
-    ]
+        unjudged_cell(a.unjudged_trials, a.partly_judged_trials),
+        tokens_cell(&a.totals),
+        wall(a.totals.wall_ms),
+    ];
+    if priced {
+        row.push(cost(a.totals.cost_usd));
+    }
+    row
 }
 
 /// Every aggregate row: categories, then groups, then overall.
 pub fn aggregate_rows(s: &Summary) -> Vec<Vec<String>> {
     let mut rows: Vec<Vec<String>> = Vec::new();
-    rows.extend(s.categories.iter().map(|a| aggregate_row("category: ", a)));
-    rows.extend(s.groups.iter().map(|a| aggregate_row("group: ", a)));
-    rows.push(aggregate_row("", &s.overall));
+    rows.extend(
+        s.categories
+            .iter()
+            .map(|a| aggregate_row("category: ", a, s.priced)),
+    );
+    rows.extend(
+        s.groups
+            .iter()
+            .map(|a| aggregate_row("group: ", a, s.priced)),
+    );
+    rows.push(aggregate_row("", &s.overall, s.priced));
     rows
 }
 
 /// The overall figures as (label, value) lines.
 pub fn overall_lines(s: &Summary) -> Vec<(String, String)> {
     let (o, k) = (&s.overall, s.k);
-    vec![
+    let mut lines = vec![
         (
-            "tasks / scored trials".into(),
+            "tasks / counted trials".into(),
             format!("{} / {} ({} passed)", o.tasks, o.trials, o.passed_trials),
         ),
-        ("mean score".into(), estimate(o.mean_score)),
+        (
+            "mean score".into(),
+            format!(
+                "{}{}",
+                marked(estimate(o.mean_score), o.partly_judged_trials),
+                scope_note(o)
+            ),
+        ),
         (
             "mean completion / safety / robustness".into(),
             format!(
@@ -133,12 +224,64 @@ pub fn overall_lines(s: &Summary) -> Vec<(String, String)> {
         (
             "unjudged trials".into(),
             format!(
-                "{} in {} tasks (weight {:.2})",
-                o.unjudged_trials, o.unjudged_tasks, o.unjudged_weight
+                "{} unjudged (no score, excluded), {} partly judged (scored over their checkable items), in {} tasks (unjudged weight {:.2})",
+                o.unjudged_trials, o.partly_judged_trials, o.unjudged_tasks, o.unjudged_weight
             ),
         ),
-        ("intervals".into(), interval_note(s)),
-    ]
+    ];
+    lines.extend(totals_lines(s));
+    lines.push(("intervals".into(), interval_note(s)));
+    lines
+}
+
+/// What the overall score covers when some trials could not be judged fully (empty when all
+/// were).
+pub fn scope_note(o: &Aggregate) -> String {
+    match (o.partly_judged_trials, o.unjudged_trials) {
+        (0, 0) => String::new(),
+        (0, u) => format!(" ({u} unjudged trials left out)"),
+        (p, 0) => format!(" (~: over the checkable items of {p} partly judged trials)"),
+        (p, u) => format!(
+            " (~: over the checkable items of {p} partly judged trials; {u} unjudged trials left out)"
+        ),
+    }
+}
+
+/// `text` with a leading `~` when partly judged trials count in it (`-` stays `-`).
+pub fn marked(text: String, partly_judged: u32) -> String {
+    if partly_judged > 0 && text != "-" {
+        format!("~{text}")
+    } else {
+        text
+    }
+}
+
+/// Tokens, wall time and (when priced) cost.
+pub fn totals_lines(s: &Summary) -> Vec<(String, String)> {
+    let t = &s.overall.totals;
+    let mut lines = vec![(
+        "tokens (agent model)".into(),
+        format!(
+            "{} in ({} cached) / {} out",
+            t.input_tokens, t.cached_input_tokens, t.output_tokens
+        ),
+    )];
+    lines.push((
+        "wall time".into(),
+        match (s.run_wall_ms, t.wall_ms) {
+            (None, None) => "not recorded (run made before timings.jsonl)".into(),
+            (run, trials) => format!(
+                "{} in {} run session(s); trials {} summed",
+                wall(run),
+                s.sessions,
+                wall(trials)
+            ),
+        },
+    ));
+    if s.priced {
+        lines.push(("cost".into(), cost(t.cost_usd)));
+    }
+    lines
 }
 
 /// How intervals were computed, one line.
@@ -151,11 +294,55 @@ pub fn interval_note(s: &Summary) -> String {
     )
 }
 
-/// `3 UNJUDGED` or empty.
-fn unjudged_cell(n: u32) -> String {
-    if n > 0 {
-        format!("{n} UNJUDGED")
+/// `2 UNJUDGED, 1 PARTLY`, `2 UNJUDGED`, `1 PARTLY` or empty.
+pub fn unjudged_cell(unjudged: u32, partly: u32) -> String {
+    let mut parts = Vec::new();
+    if unjudged > 0 {
+        parts.push(format!("{unjudged} UNJUDGED"));
+    }
+    if partly > 0 {
+        parts.push(format!("{partly} PARTLY"));
+    }
+    parts.join(", ")
+}
+
+/// `1234/56` (input/output tokens), with `k` / `M` past 10,000.
+pub fn tokens_cell(t: &Totals) -> String {
+    format!("{}/{}", tokens(t.input_tokens), tokens(t.output_tokens))
+}
+
+/// A token count: `950`, `12.3k`, `4.56M`.
+pub fn tokens(n: u64) -> String {
+    if n < 10_000 {
+        n.to_string()
+    } else if n < 10_000_000 {
+        format!("{:.1}k", n as f64 / 1e3)
     } else {
-        String::new()
+        format!("{:.2}M", n as f64 / 1e6)
+    }
+}
+
+/// A wall time: `850ms`, `12.3s`, `4m05s`, `1h02m`, or `-`.
+pub fn wall(ms: Option<u64>) -> String {
+    let Some(ms) = ms else {
+        return "-".to_string();
+    };
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else if ms < 3_600_000 {
+        format!("{}m{:02}s", ms / 60_000, (ms / 1000) % 60)
+    } else {
+        format!("{}h{:02}m", ms / 3_600_000, (ms / 60_000) % 60)
+    }
+}
+
+/// Dollars: `$0.0123` below $1, `$12.34` above, or `-`.
+pub fn cost(usd: Option<f64>) -> String {
+    match usd {
+        None => "-".to_string(),
+        Some(x) if x < 1.0 => format!("${x:.4}"),
+        Some(x) => format!("${x:.2}"),
     }
 }

@@ -1,15 +1,22 @@
 //! The terminal report: plain text, aligned columns, no colour.
 
-use crate::render::{rows, table};
+use crate::compare::Comparison;
+use crate::render::{compare_rows, rows, table};
 use crate::summary::Summary;
 
-/// The report as plain text. Warnings (the unjudged banner first) are shown at the top and
-/// repeated at the bottom, so they are seen whichever end stays on screen.
+/// The report as plain text, every column shown (stable for scripts).
 pub fn render_text(s: &Summary) -> String {
-    let banners = banner_block(s);
+    render_text_width(s, None)
+}
+
+/// The report as plain text within `width` columns (`None`: no limit): tables drop their least
+/// important columns to fit and say which. Warnings (the unjudged banner first) are shown at
+/// the top and repeated at the bottom, so they are seen whichever end stays on screen.
+pub fn render_text_width(s: &Summary, width: Option<usize>) -> String {
+    let banners = banner_block(&s.warnings());
     let mut out = String::new();
     out.push_str(&format!(
-        "clawrun report: {} tasks, {} scored trials, k = {}, agents: {}\n",
+        "clawrun report: {} tasks, {} counted trials, k = {}, agents: {}\n",
         s.overall.tasks,
         s.overall.trials,
         s.k,
@@ -18,10 +25,67 @@ pub fn render_text(s: &Summary) -> String {
     for run in &s.runs {
         out.push_str(&format!("run {}: {}\n", run.folder, run.text));
     }
+    out.push_str(&status_lines(s));
+    out.push_str(&banners);
+    out.push_str("\nTASKS\n");
+    out.push_str(&table::fit(&rows::task_table(s), width));
+    out.push_str("\nCATEGORIES, GROUPS, OVERALL\n");
+    out.push_str(&table::fit(&rows::aggregate_table(s), width));
+    out.push_str("\nOVERALL\n");
+    out.push_str(&label_lines(&rows::overall_lines(s)));
+    if !banners.is_empty() {
+        out.push('\n');
+        out.push_str(&banners);
+    }
+    out
+}
+
+/// A comparison as plain text within `width` columns (`None`: no limit).
+pub fn render_comparison_text(c: &Comparison, width: Option<usize>) -> String {
+    let banners = banner_block(&c.warnings());
+    let mut out = format!("clawrun comparison: {} arms, k = {}\n", c.arms.len(), c.k);
+    for arm in &c.arms {
+        out.push_str(&format!("arm {} = {}\n", arm.name, arm.label));
+        for run in &arm.summary.runs {
+            out.push_str(&format!("  run {}: {}\n", run.folder, run.text));
+        }
+        let status = status_lines(&arm.summary);
+        for line in status.lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    out.push_str(&banners);
+    out.push_str("\nARMS (means over each arm's tasks)\n");
+    out.push_str(&table::fit(&compare_rows::arms_table(c), width));
+    for p in &c.pairs {
+        out.push_str(&format!(
+            "\n{b} - {a} (paired over the {n} tasks both scored)\n",
+            b = p.b,
+            a = p.a,
+            n = p.paired_tasks
+        ));
+        out.push_str(&label_lines(&compare_rows::pair_lines(c, p)));
+    }
+    out.push_str("\nTASKS (mean score per arm; differences to A)\n");
+    out.push_str(&table::fit(&compare_rows::task_table(c), width));
     out.push_str(&format!(
+        "\nintervals: {}\n",
+        compare_rows::interval_note(c)
+    ));
+    if !banners.is_empty() {
+        out.push('\n');
+        out.push_str(&banners);
+    }
+    out
+}
+
+/// Infrastructure errors, cached turns and task errors, one line each (the last two only when
+/// there are some).
+fn status_lines(s: &Summary) -> String {
+    let mut out = format!(
         "infrastructure errors: {} (excluded from all scores)\n",
         s.overall.infra_errors
-    ));
+    );
     if s.overall.cached_turns > 0 {
         out.push_str(&format!(
             "cached turns: {} (assistant turns of scored trials served from the response cache, not by the model)\n",
@@ -34,39 +98,25 @@ pub fn render_text(s: &Summary) -> String {
             s.overall.task_errors
         ));
     }
-    out.push_str(&banners);
-    out.push_str("\nTASKS\n");
-    let task_rows: Vec<Vec<String>> = s.tasks.iter().map(rows::task_row).collect();
-    out.push_str(&table::layout(&rows::task_header(s.k), &task_rows, 3));
-    out.push_str("\nCATEGORIES, GROUPS, OVERALL\n");
-    out.push_str(&table::layout(
-        &rows::aggregate_header(s.k),
-        &rows::aggregate_rows(s),
-        1,
-    ));
-    out.push_str("\nOVERALL\n");
-    let lines = rows::overall_lines(s);
+    out
+}
+
+/// `  label   value` lines, labels padded to the longest.
+fn label_lines(lines: &[(String, String)]) -> String {
     let width = lines
         .iter()
         .map(|(l, _)| l.chars().count())
         .max()
         .unwrap_or(0);
-    for (label, value) in lines {
-        out.push_str(&format!("  {label:<width$}  {value}\n"));
-    }
-    if !banners.is_empty() {
-        out.push('\n');
-        out.push_str(&banners);
-    }
-    out
+    lines
+        .iter()
+        .map(|(label, value)| format!("  {label:<width$}  {value}\n"))
+        .collect()
 }
 
 /// The warnings as `!!! ... !!!` lines (empty when there are none).
-fn banner_block(s: &Summary) -> String {
-    s.warnings()
-        .iter()
-        .map(|w| format!("!!! {w} !!!\n"))
-        .collect()
+fn banner_block(warnings: &[String]) -> String {
+    warnings.iter().map(|w| format!("!!! {w} !!!\n")).collect()
 }
 
 /// The agents, comma-separated, or `-`.

@@ -2,13 +2,16 @@
 //!
 //! - [`passk`]: Pass@k, Pass^k and friends for one task's `n` trials with `c` passes.
 //! - [`bootstrap`]: percentile intervals by resampling tasks with a seeded PRNG.
+//! - [`paired`]: the paired comparison of two arms (differences, sign test).
 
 pub mod bootstrap;
+pub mod paired;
 pub mod passk;
 
 pub use self::bootstrap::{
     BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, Interval, SplitMix64, bootstrap_mean, percentile_interval,
 };
+pub use self::paired::{paired_difference, sign_test_p, wins_losses_ties};
 pub use self::passk::{all_k_pass, pass_at_k, pass_hat_k, pass_pow_k};
 
 /// The arithmetic mean, summed in order; `None` for no values.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::{self, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, Interval};
 use crate::summary::task::TaskSummary;
+use crate::summary::totals::Totals;
 
 /// A mean over tasks with its 95% bootstrap interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -23,13 +24,13 @@ pub struct Aggregate {
     pub name: String,
     /// Tasks in the set.
     pub tasks: u32,
-    /// Tasks with at least one scored trial.
+    /// Tasks with at least one counted trial (scored, and not unjudged).
     pub scored_tasks: u32,
     /// Tasks with at least k scored trials (those with Pass@k figures).
     pub tasks_with_k: u32,
-    /// Scored trials.
+    /// Counted trials (scored, unjudged ones left out).
     pub trials: u32,
-    /// Scored trials that passed.
+    /// Counted trials that passed.
     pub passed_trials: u32,
     /// Mean task score.
     pub mean_score: Option<Estimate>,
@@ -61,9 +62,13 @@ pub struct Aggregate {
     pub infra_errors: u32,
     /// Task-error records (excluded from every figure).
     pub task_errors: u32,
-    /// Scored trials with unjudged rubric items.
+    /// Scored trials with no score (no weighted item could be judged): left out of every
+    /// figure.
     pub unjudged_trials: u32,
-    /// Tasks with at least one such trial.
+    /// Scored trials scored over their checkable items only.
+    pub partly_judged_trials: u32,
+    /// Tasks with at least one trial that could not be scored fully (unjudged or partly
+    /// judged).
     pub unjudged_tasks: u32,
     /// Summed unjudged weight.
     pub unjudged_weight: f64,
@@ -71,6 +76,8 @@ pub struct Aggregate {
     /// none).
     #[serde(default, skip_serializing_if = "crate::record::is_zero")]
     pub cached_turns: u64,
+    /// What the tasks' records spent (errors and unjudged trials included).
+    pub totals: Totals,
 }
 
 impl Aggregate {
@@ -113,9 +120,11 @@ impl Aggregate {
             infra_errors: sum(|t| u64::from(t.infra_errors)) as u32,
             task_errors: sum(|t| u64::from(t.task_errors)) as u32,
             unjudged_trials: sum(|t| u64::from(t.unjudged_trials)) as u32,
-            unjudged_tasks: count(|t| t.unjudged_trials > 0),
+            partly_judged_trials: sum(|t| u64::from(t.partly_judged_trials)) as u32,
+            unjudged_tasks: count(|t| t.not_fully_judged() > 0),
             unjudged_weight: tasks.iter().map(|t| t.unjudged_weight).sum(),
             cached_turns: sum(|t| t.cached_turns),
+            totals: Totals::sum(tasks.iter().map(|t| &t.totals)),
         }
     }
 }

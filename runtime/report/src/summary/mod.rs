@@ -4,10 +4,12 @@
 //! - [`merge`]: combining records, duplicates and consistency checks.
 //! - [`task`]: one task's figures.
 //! - [`aggregate`]: figures over a set of tasks with bootstrap intervals.
+//! - [`totals`]: tokens, wall time and cost.
 
 pub mod aggregate;
 pub mod merge;
 pub mod task;
+pub mod totals;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,11 +17,23 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ReportError;
 use crate::header::RunHeader;
+use crate::prices::Prices;
 use crate::record::{Group, Sourced};
 use crate::stats::{BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
+use crate::timing::Timings;
 
 pub use self::aggregate::{Aggregate, Estimate};
 pub use self::task::{TaskSummary, TrialScore};
+pub use self::totals::Totals;
+
+/// What a summary reads besides the journal records.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs<'a> {
+    /// The runs' wall times (`timings.jsonl`), empty when none were recorded.
+    pub timings: Timings,
+    /// The price table, when the user gave one.
+    pub prices: Option<&'a Prices>,
+}
 
 /// How the intervals were computed (reported alongside them).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,6 +63,13 @@ pub struct Summary {
     pub groups: Vec<Aggregate>,
     /// Over every task.
     pub overall: Aggregate,
+    /// Wall-clock milliseconds of the runs' `clawrun run` sessions, summed (`None` when none
+    /// were recorded). Shards that ran at once add up, so this is machine time.
+    pub run_wall_ms: Option<u64>,
+    /// The `clawrun run` sessions recorded.
+    pub sessions: u32,
+    /// Whether a price table was given (costs are shown only then).
+    pub priced: bool,
     /// One header per run folder (set by the caller; empty from [`Summary::from_records`]).
     /// Shown by the text, Markdown and HTML outputs, not in the JSON.
     #[serde(skip)]
@@ -63,6 +84,15 @@ impl Summary {
         records: impl IntoIterator<Item = Sourced>,
         k: Option<u32>,
     ) -> Result<Summary, ReportError> {
+        Summary::from_records_with(records, k, &Inputs::default())
+    }
+
+    /// [`Summary::from_records`] with wall times and a price table.
+    pub fn from_records_with(
+        records: impl IntoIterator<Item = Sourced>,
+        k: Option<u32>,
+        inputs: &Inputs<'_>,
+    ) -> Result<Summary, ReportError> {
         if k == Some(0) {
             return Err(ReportError::InvalidK);
         }
@@ -72,12 +102,11 @@ impl Summary {
             .flat_map(|t| t.scored.iter().chain(&t.infra))
             .map(|s| s.record.agent.clone())
             .collect();
-        let largest = merged.values().map(|t| t.scored.len() as u32).max();
-        let k = k.unwrap_or(largest.unwrap_or(1).max(1));
-        let tasks: Vec<TaskSummary> = merged
+        let k = k.unwrap_or_else(|| default_k(&merged));
+        let tasks = merged
             .iter()
-            .map(|(id, recs)| TaskSummary::build(id, recs, k))
-            .collect();
+            .map(|(id, recs)| TaskSummary::build(id, recs, k, inputs))
+            .collect::<Result<Vec<TaskSummary>, ReportError>>()?;
         let mut by_category: BTreeMap<&str, Vec<&TaskSummary>> = BTreeMap::new();
         let mut by_group: BTreeMap<Group, Vec<&TaskSummary>> = BTreeMap::new();
         for t in &tasks {
@@ -105,24 +134,47 @@ impl Summary {
             categories,
             groups,
             overall,
+            run_wall_ms: (inputs.timings.sessions > 0).then_some(inputs.timings.session_ms),
+            sessions: inputs.timings.sessions,
+            priced: inputs.prices.is_some(),
             runs: Vec::new(),
         })
     }
 
-    /// The loud unjudged-items banner, when any scored trial left rubric items unjudged.
+    /// The k a summary of `records` gets when none is given: the largest number of counted
+    /// trials any task has (at least 1).
+    pub fn default_k(records: impl IntoIterator<Item = Sourced>) -> Result<u32, ReportError> {
+        Ok(default_k(&merge::merge(records)?))
+    }
+
+    /// The loud unjudged banner, when any scored trial could not be scored fully.
     pub fn unjudged_banner(&self) -> Option<String> {
         let o = &self.overall;
-        (o.unjudged_trials > 0).then(|| {
-            format!(
-                "WARNING: UNJUDGED RUBRIC ITEMS in {} of {} trials ({} of {} tasks; unjudged weight {:.2} in all) \
-                 -- their completion leaves those items out; configure a judge model and re-judge",
-                o.unjudged_trials,
-                o.trials,
-                o.unjudged_tasks,
-                o.tasks,
-                o.unjudged_weight
-            )
-        })
+        if o.unjudged_trials + o.partly_judged_trials == 0 {
+            return None;
+        }
+        let finished = o.trials + o.unjudged_trials;
+        let mut parts = Vec::new();
+        if o.unjudged_trials > 0 {
+            parts.push(format!(
+                "{} of {finished} trials are UNJUDGED (no weighted rubric item could be judged without a judge model): \
+                 they have no score and are left out of every figure",
+                o.unjudged_trials
+            ));
+        }
+        if o.partly_judged_trials > 0 {
+            parts.push(format!(
+                "{} of {finished} trials are PARTLY JUDGED: their scores cover the checkable items only (marked ~)",
+                o.partly_judged_trials
+            ));
+        }
+        Some(format!(
+            "WARNING: UNJUDGED RUBRIC ITEMS: {} ({} of {} tasks; unjudged weight {:.2} in all) -- configure a judge model (--judge MODEL) and re-judge",
+            parts.join("; "),
+            o.unjudged_tasks,
+            o.tasks,
+            o.unjudged_weight
+        ))
     }
 
     /// Every warning a report shows: the unjudged banner, then tasks with fewer than k scored
@@ -130,11 +182,25 @@ impl Summary {
     pub fn warnings(&self) -> Vec<String> {
         let o = &self.overall;
         let mut out: Vec<String> = self.unjudged_banner().into_iter().collect();
-        if o.tasks_with_k < o.tasks {
+        let unscored = o.tasks - o.scored_tasks;
+        if unscored > 0 {
+            let ids: Vec<&str> = self
+                .tasks
+                .iter()
+                .filter(|t| t.n == 0)
+                .map(|t| t.task_id.as_str())
+                .collect();
             out.push(format!(
-                "{} of {} tasks have fewer than k={} scored trials and no Pass@{} / Pass^{} figures",
-                o.tasks - o.tasks_with_k,
+                "{unscored} of {} tasks have no counted trial (all unjudged or errors) and no figures: {}",
                 o.tasks,
+                ids.join(", ")
+            ));
+        }
+        if o.tasks_with_k < o.scored_tasks {
+            out.push(format!(
+                "{} of {} scored tasks have fewer than k={} counted trials and no Pass@{} / Pass^{} figures",
+                o.scored_tasks - o.tasks_with_k,
+                o.scored_tasks,
                 self.k,
                 self.k,
                 self.k
@@ -142,4 +208,19 @@ impl Summary {
         }
         out
     }
+}
+
+/// The largest number of counted (not unjudged) trials any task has, at least 1.
+fn default_k(merged: &BTreeMap<String, merge::TaskRecords>) -> u32 {
+    merged
+        .values()
+        .map(|t| {
+            t.scored
+                .iter()
+                .filter(|s| s.record.judgement() != Some(crate::record::Judgement::Unjudged))
+                .count() as u32
+        })
+        .max()
+        .unwrap_or(1)
+        .max(1)
 }

@@ -2,26 +2,40 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::{Group, Status};
+use crate::error::ReportError;
+use crate::record::{Group, Judgement, Status};
 use crate::stats;
+use crate::summary::Inputs;
 use crate::summary::merge::TaskRecords;
+use crate::summary::totals::Totals;
 
 /// One scored trial, as the per-task rows show it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialScore {
     /// The trial index.
     pub trial: u32,
-    /// Its score.
+    /// Its score as recorded (meaningless when `judgement` is `unjudged`).
     pub score: f64,
-    /// Whether it passed.
+    /// Whether it passed (as recorded; see `judgement`).
     pub passed: bool,
-    /// Whether rubric items were left unjudged.
-    pub unjudged: bool,
+    /// How completely its rubric was judged: `full`; `partial` (the score is over the
+    /// checkable items); `unjudged` (no score: left out of every figure).
+    pub judgement: Judgement,
     /// Faults injected during it.
     pub faults_seen: u32,
+    /// What it spent.
+    pub totals: Totals,
 }
 
-/// One task's figures. Infrastructure errors are counted but kept out of every figure.
+impl TrialScore {
+    /// Whether the trial counts in the figures (it is not `unjudged`).
+    pub fn counts(&self) -> bool {
+        self.judgement != Judgement::Unjudged
+    }
+}
+
+/// One task's figures. Infrastructure errors and unjudged trials are counted but kept out of
+/// every figure; partly judged trials count with their score over the checkable items.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskSummary {
     /// The task id.
@@ -30,13 +44,15 @@ pub struct TaskSummary {
     pub category: String,
     /// Its group.
     pub group: Group,
-    /// Scored trials.
+    /// blake3 of the task's files (hex), as its records say.
+    pub task_hash: String,
+    /// Scored trials that count (unjudged ones left out).
     pub n: u32,
-    /// Scored trials that passed.
+    /// Of those, the ones that passed.
     pub c: u32,
-    /// The scored trials in trial order.
+    /// Every scored trial (unjudged ones included, marked) in trial order.
     pub trials: Vec<TrialScore>,
-    /// Mean score over scored trials.
+    /// Mean score over the counted trials.
     pub mean_score: Option<f64>,
     /// Mean completion.
     pub mean_completion: Option<f64>,
@@ -50,71 +66,92 @@ pub struct TaskSummary {
     pub pass_at_k: Option<f64>,
     /// Pass^k = C(c,k)/C(n,k) (`None` when n < k).
     pub pass_pow_k: Option<f64>,
-    /// Claw-Eval's Pass^k: the first k trials all passed (`None` when n < k).
+    /// Claw-Eval's Pass^k: the first k counted trials all passed (`None` when n < k).
     pub all_k_pass: Option<bool>,
     /// Claw-Eval's (c/n)^k (`None` when n < k).
     pub pass_hat_k: Option<f64>,
-    /// Whether the trials disagree on pass.
+    /// Whether the counted trials disagree on pass.
     pub flipped: bool,
-    /// Faults injected over the scored trials.
+    /// Faults injected over the counted trials.
     pub faults_seen: u64,
-    /// Failed tool calls over the scored trials.
+    /// Failed tool calls over the counted trials.
     pub failed_calls: u64,
     /// Infrastructure-error records (excluded from every figure).
     pub infra_errors: u32,
     /// Task-error records (excluded from every figure).
     pub task_errors: u32,
-    /// Scored trials with unjudged rubric items.
+    /// Scored trials with no score at all: no weighted rubric item could be judged (excluded
+    /// from every figure).
     pub unjudged_trials: u32,
+    /// Scored trials scored over their checkable items only (some items unjudged).
+    pub partly_judged_trials: u32,
     /// Summed unjudged weight over the scored trials.
     pub unjudged_weight: f64,
-    /// Prompt tokens over the scored trials.
-    pub input_tokens: u64,
-    /// Completion tokens over the scored trials.
-    pub output_tokens: u64,
     /// Assistant turns served from the response cache over the scored trials (absent when
     /// none).
     #[serde(default, skip_serializing_if = "crate::record::is_zero")]
     pub cached_turns: u64,
+    /// What every record of the task spent (errors and unjudged trials included).
+    pub totals: Totals,
 }
 
 impl TaskSummary {
     /// The figures for one task's merged records at `k`.
-    pub(crate) fn build(task_id: &str, recs: &TaskRecords, k: u32) -> TaskSummary {
+    pub(crate) fn build(
+        task_id: &str,
+        recs: &TaskRecords,
+        k: u32,
+        inputs: &Inputs<'_>,
+    ) -> Result<TaskSummary, ReportError> {
         let first = recs.scored.first().or(recs.infra.first());
         let first = &first.expect("a task has at least one record").record;
-        let verdicts: Vec<_> = recs
+        let mut trials = Vec::new();
+        for s in &recs.scored {
+            let r = &s.record;
+            let v = r.verdict.as_ref().expect("merge checked");
+            trials.push(TrialScore {
+                trial: r.trial,
+                score: v.scores.score,
+                passed: v.scores.passed,
+                judgement: r.judgement().expect("merge checked"),
+                faults_seen: v.faults_seen,
+                totals: Totals::of_record(r, &inputs.timings, inputs.prices)?,
+            });
+        }
+        // The verdicts that count, in trial order.
+        let counted: Vec<_> = recs
             .scored
             .iter()
-            .map(|s| (&s.record, s.record.verdict.as_ref().expect("merge checked")))
+            .map(|s| &s.record)
+            .filter(|r| r.judgement() != Some(Judgement::Unjudged))
+            .collect();
+        let verdicts: Vec<_> = counted
+            .iter()
+            .map(|r| r.verdict.as_ref().expect("merge checked"))
             .collect();
         let col = |f: fn(&clawrun_judge::Scores) -> f64| -> Option<f64> {
-            stats::mean(
-                &verdicts
-                    .iter()
-                    .map(|(_, v)| f(&v.scores))
-                    .collect::<Vec<_>>(),
-            )
+            stats::mean(&verdicts.iter().map(|v| f(&v.scores)).collect::<Vec<_>>())
         };
-        let passes: Vec<bool> = verdicts.iter().map(|(_, v)| v.scores.passed).collect();
+        let passes: Vec<bool> = verdicts.iter().map(|v| v.scores.passed).collect();
         let n = passes.len() as u32;
         let c = passes.iter().filter(|&&p| p).count() as u32;
-        TaskSummary {
+        let mut error_totals = Vec::new();
+        for s in &recs.infra {
+            error_totals.push(Totals::of_record(
+                &s.record,
+                &inputs.timings,
+                inputs.prices,
+            )?);
+        }
+        let totals = Totals::sum(trials.iter().map(|t| &t.totals).chain(&error_totals));
+        let count_judgement = |j: Judgement| trials.iter().filter(|t| t.judgement == j).count();
+        Ok(TaskSummary {
             task_id: task_id.to_string(),
             category: first.category.clone(),
             group: first.group,
+            task_hash: first.task_hash.clone(),
             n,
             c,
-            trials: verdicts
-                .iter()
-                .map(|(r, v)| TrialScore {
-                    trial: r.trial,
-                    score: v.scores.score,
-                    passed: v.scores.passed,
-                    unjudged: r.has_unjudged(),
-                    faults_seen: v.faults_seen,
-                })
-                .collect(),
             mean_score: col(|s| s.score),
             mean_completion: col(|s| s.completion),
             mean_safety: col(|s| s.safety),
@@ -125,11 +162,8 @@ impl TaskSummary {
             all_k_pass: stats::all_k_pass(&passes, k),
             pass_hat_k: stats::pass_hat_k(n, c, k),
             flipped: stats::flipped(&passes),
-            faults_seen: verdicts.iter().map(|(_, v)| u64::from(v.faults_seen)).sum(),
-            failed_calls: verdicts
-                .iter()
-                .map(|(_, v)| u64::from(v.failed_calls))
-                .sum(),
+            faults_seen: verdicts.iter().map(|v| u64::from(v.faults_seen)).sum(),
+            failed_calls: verdicts.iter().map(|v| u64::from(v.failed_calls)).sum(),
             infra_errors: recs
                 .infra
                 .iter()
@@ -140,19 +174,35 @@ impl TaskSummary {
                 .iter()
                 .filter(|s| s.record.status == Status::TaskError)
                 .count() as u32,
-            unjudged_trials: verdicts.iter().filter(|(r, _)| r.has_unjudged()).count() as u32,
-            unjudged_weight: verdicts.iter().map(|(_, v)| v.unjudged_weight).sum(),
-            input_tokens: verdicts.iter().map(|(r, _)| r.input_tokens).sum(),
-            output_tokens: verdicts.iter().map(|(r, _)| r.output_tokens).sum(),
-            cached_turns: verdicts
+            unjudged_trials: count_judgement(Judgement::Unjudged) as u32,
+            partly_judged_trials: count_judgement(Judgement::Partial) as u32,
+            unjudged_weight: recs
+                .scored
                 .iter()
-                .map(|(r, _)| u64::from(r.cached_turns))
+                .filter_map(|s| s.record.verdict.as_ref())
+                .map(|v| v.unjudged_weight)
                 .sum(),
-        }
+            cached_turns: recs
+                .scored
+                .iter()
+                .map(|s| u64::from(s.record.cached_turns))
+                .sum(),
+            trials,
+            totals,
+        })
     }
 
-    /// The pass/fail of each scored trial, in trial order.
+    /// The pass/fail of each counted trial, in trial order.
     pub fn passes(&self) -> Vec<bool> {
-        self.trials.iter().map(|t| t.passed).collect()
+        self.trials
+            .iter()
+            .filter(|t| t.counts())
+            .map(|t| t.passed)
+            .collect()
+    }
+
+    /// Trials that could not be scored fully (unjudged or partly judged).
+    pub fn not_fully_judged(&self) -> u32 {
+        self.unjudged_trials + self.partly_judged_trials
     }
 }

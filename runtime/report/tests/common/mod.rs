@@ -88,6 +88,7 @@ pub fn scored_with(
         cached_turns: 0,
         input_tokens: 100,
         output_tokens: 20,
+        cached_input_tokens: 0,
         root_hash: "r00t".into(),
         task_hash: "7a5k".into(),
         trace: format!("{task}/{trial}/trace.jsonl"),
@@ -176,6 +177,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             usage: Some(Usage {
                 input_tokens: 50,
                 output_tokens: 10,
+                cached_input_tokens: 0,
             }),
             cached: false,
         },
@@ -223,6 +225,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             usage: Some(Usage {
                 input_tokens: 50,
                 output_tokens: 10,
+                cached_input_tokens: 0,
             }),
             cached: false,
         },
@@ -252,6 +255,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
             usage: Usage {
                 input_tokens: 100,
                 output_tokens: 20,
+                cached_input_tokens: 0,
             },
             faults: 1,
             final_text: "Done: the report went to the CFO.".into(),
@@ -284,6 +288,8 @@ pub fn views() -> Vec<TrialView> {
                     ("/workspace/notes.md".to_string(), "modified".to_string()),
                 ]
             }),
+            wall_ms: None,
+            arm: None,
             record,
         })
         .collect()

@@ -6,9 +6,11 @@
 //! - [`page`]: the server-rendered parts (banners, cards, tables).
 //! - [`viewer`]: the viewer's embedded data and trial picker.
 
+pub mod compare;
 pub mod page;
 pub mod viewer;
 
+use crate::compare::Comparison;
 use crate::render::text;
 use crate::summary::Summary;
 use crate::view::TrialView;
@@ -23,14 +25,9 @@ const JS: &str = include_str!("viewer.js");
 /// and trial; the first is shown when the page opens, or the one named by `#trial=TASK/N`).
 pub fn render_html(summary: &Summary, trials: &[TrialView]) -> String {
     let trials = viewer::sorted(trials);
-    let mut out = String::new();
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<title>clawrun report</title>\n<style>\n");
-    out.push_str(CSS);
-    out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>clawrun report</h1>\n");
+    let mut out = head("clawrun report");
     out.push_str(&format!(
-        "<p class=\"meta\">{} tasks &middot; {} scored trials &middot; k = {} &middot; agents: {}</p>\n",
+        "<p class=\"meta\">{} tasks &middot; {} counted trials &middot; k = {} &middot; agents: {}</p>\n",
         summary.overall.tasks,
         summary.overall.trials,
         summary.k,
@@ -52,9 +49,41 @@ pub fn render_html(summary: &Summary, trials: &[TrialView]) -> String {
     out.push_str(&page::cards(summary));
     out.push_str(&page::aggregate_table(summary));
     out.push_str(&page::task_table(summary));
-    out.push_str(&viewer::section(&trials));
+    out.push_str(&tail(&trials));
+    out
+}
+
+/// A comparison as one self-contained HTML page: the arms, the paired differences and the
+/// per-task comparison (rendered by the page's script from embedded JSON, with a
+/// server-rendered table of the arms for JS-off readers), each arm's groups and categories,
+/// and a trial viewer over every arm's trials (`arm` set on each view).
+pub fn render_comparison_html(c: &Comparison, trials: &[TrialView]) -> String {
+    let trials = viewer::sorted(trials);
+    let mut out = head("clawrun comparison");
+    out.push_str(&compare::body(c));
+    out.push_str(&tail(&trials));
+    out
+}
+
+/// The document's start up to the open `<header>`'s title.
+fn head(title: &str) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str(&format!("<title>{}</title>\n<style>\n", esc(title)));
+    out.push_str(CSS);
+    out.push_str(&format!(
+        "</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n",
+        esc(title)
+    ));
+    out
+}
+
+/// The trial viewer, its data and the script, to the document's end.
+fn tail(trials: &[&TrialView]) -> String {
+    let mut out = viewer::section(trials);
     out.push_str("<script type=\"application/json\" id=\"trial-data\">");
-    out.push_str(&viewer::data_json(&trials));
+    out.push_str(&viewer::data_json(trials));
     out.push_str("</script>\n<script>\n");
     out.push_str(JS);
     out.push_str("</script>\n</body>\n</html>\n");

@@ -1,6 +1,8 @@
 //! The server-rendered parts of the HTML report.
 
+use crate::record::Judgement;
 use crate::render::html::esc;
+use crate::render::rows::{cost, marked, scope_note, task_score, tokens, wall};
 use crate::render::{num, value};
 use crate::summary::{Aggregate, Estimate, Summary, TaskSummary};
 
@@ -34,7 +36,17 @@ pub fn cards(s: &Summary) -> String {
             esc(&sub)
         ));
     };
-    card("Mean score", num(value(o.mean_score)), ci(o.mean_score), "");
+    let scope = scope_note(o);
+    card(
+        "Mean score",
+        marked(num(value(o.mean_score)), o.partly_judged_trials),
+        if scope.is_empty() {
+            ci(o.mean_score)
+        } else {
+            format!("{}{scope}", ci(o.mean_score))
+        },
+        "",
+    );
     card("Pass@1", num(value(o.pass_at_1)), ci(o.pass_at_1), "");
     card(
         &format!("Pass@{k}"),
@@ -73,11 +85,49 @@ pub fn cards(s: &Summary) -> String {
         if o.infra_errors > 0 { " warn" } else { "" },
     );
     card(
-        "Unjudged",
-        o.unjudged_trials.to_string(),
-        format!("trials; weight {:.2}", o.unjudged_weight),
-        if o.unjudged_trials > 0 { " danger" } else { "" },
+        "Not fully judged",
+        (o.unjudged_trials + o.partly_judged_trials).to_string(),
+        format!(
+            "trials: {} unjudged (no score, left out), {} partly judged; weight {:.2}",
+            o.unjudged_trials, o.partly_judged_trials, o.unjudged_weight
+        ),
+        if o.unjudged_trials + o.partly_judged_trials > 0 {
+            " danger"
+        } else {
+            ""
+        },
     );
+    let t = &o.totals;
+    card(
+        "Tokens",
+        format!("{}/{}", tokens(t.input_tokens), tokens(t.output_tokens)),
+        format!(
+            "agent model, in/out; {} cached",
+            tokens(t.cached_input_tokens)
+        ),
+        "",
+    );
+    card(
+        "Wall time",
+        wall(s.run_wall_ms.or(t.wall_ms)),
+        match s.run_wall_ms {
+            Some(_) => format!(
+                "{} run session(s); trials {} summed",
+                s.sessions,
+                wall(t.wall_ms)
+            ),
+            None => "not recorded".to_string(),
+        },
+        "",
+    );
+    if s.priced {
+        card(
+            "Cost",
+            cost(t.cost_usd),
+            "from the price table given".to_string(),
+            "",
+        );
+    }
     out.push_str("</section>\n");
     out
 }
@@ -100,8 +150,13 @@ pub fn aggregate_table(s: &Summary) -> String {
         "faults".into(),
         "infra".into(),
         "unjudged".into(),
+        "tokens in/out".into(),
+        "wall".into(),
     ] {
         out.push_str(&format!("<th>{}</th>", esc(&h)));
+    }
+    if s.priced {
+        out.push_str("<th>cost</th>");
     }
     out.push_str("</tr></thead>\n<tbody>\n");
     let rows = s
@@ -111,24 +166,32 @@ pub fn aggregate_table(s: &Summary) -> String {
         .chain(s.categories.iter().map(|a| ("category", a)))
         .chain([("overall", &s.overall)]);
     for (kind, a) in rows {
-        out.push_str(&aggregate_row(kind, a));
+        out.push_str(&aggregate_row(kind, a, s.priced));
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
     out
 }
 
-/// One aggregate row.
-fn aggregate_row(kind: &str, a: &Aggregate) -> String {
+/// One aggregate row (with a cost cell when `priced`).
+pub fn aggregate_row(kind: &str, a: &Aggregate, priced: bool) -> String {
     let label = if kind == "overall" {
         "overall".to_string()
     } else {
         format!("{kind}: {}", a.name)
     };
-    let cells = [
+    let mut cells = vec![
         esc(&label),
         a.tasks.to_string(),
         a.trials.to_string(),
-        with_ci(a.mean_score),
+        format!(
+            "{}{}",
+            with_ci(a.mean_score),
+            if a.partly_judged_trials > 0 {
+                " <span class=\"partial\" title=\"over the checkable items\">~</span>"
+            } else {
+                ""
+            }
+        ),
         num(value(a.pass_at_1)),
         with_ci(a.pass_at_k),
         with_ci(a.pass_pow_k),
@@ -136,8 +199,17 @@ fn aggregate_row(kind: &str, a: &Aggregate) -> String {
         num(a.flip_rate),
         a.faults_seen.to_string(),
         a.infra_errors.to_string(),
-        unjudged(a.unjudged_trials),
+        unjudged(a.unjudged_trials, a.partly_judged_trials),
+        format!(
+            "{}/{}",
+            tokens(a.totals.input_tokens),
+            tokens(a.totals.output_tokens)
+        ),
+        wall(a.totals.wall_ms),
     ];
+    if priced {
+        cells.push(cost(a.totals.cost_usd));
+    }
     let mut out = format!("<tr class=\"{kind}\">");
     for c in cells {
         out.push_str(&format!("<td>{c}</td>"));
@@ -174,16 +246,20 @@ pub fn task_table(s: &Summary) -> String {
             esc(label)
         ));
     }
-    out.push_str("<th data-key=\"unjudged\">unjudged</th><th>trials</th></tr></thead>\n<tbody>\n");
+    out.push_str("<th data-key=\"unjudged\">unjudged</th><th data-key=\"tokens\">tokens in/out</th><th data-key=\"wall\">wall</th>");
+    if s.priced {
+        out.push_str("<th data-key=\"cost\">cost</th>");
+    }
+    out.push_str("<th>trials</th></tr></thead>\n<tbody>\n");
     for t in &s.tasks {
-        out.push_str(&task_row(t));
+        out.push_str(&task_row(t, s.priced));
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
     out
 }
 
 /// One task row; `data-v` holds the sort value.
-fn task_row(t: &TaskSummary) -> String {
+fn task_row(t: &TaskSummary, priced: bool) -> String {
     let n = |x: Option<f64>| (x.map_or(String::new(), |x| format!("{x}")), num(x));
     let link = format!(
         "<a href=\"#trial={}/{}\">{}</a>",
@@ -191,13 +267,17 @@ fn task_row(t: &TaskSummary) -> String {
         t.trials.first().map_or(0, |s| s.trial),
         esc(&t.task_id)
     );
-    let cells: Vec<(String, String)> = vec![
+    let score_cell = match t.mean_score {
+        None if t.unjudged_trials > 0 => "<span class=\"unjudged\">UNJUDGED</span>".to_string(),
+        _ => esc(&task_score(t)),
+    };
+    let mut cells: Vec<(String, String)> = vec![
         (esc(&t.task_id), link),
         (esc(&t.category), esc(&t.category)),
         (t.group.to_string(), t.group.to_string()),
         (t.n.to_string(), t.n.to_string()),
         (t.c.to_string(), t.c.to_string()),
-        n(t.mean_score),
+        (n(t.mean_score).0, score_cell),
         n(t.mean_completion),
         n(t.mean_safety),
         n(t.mean_robustness),
@@ -210,21 +290,59 @@ fn task_row(t: &TaskSummary) -> String {
         ),
         (t.faults_seen.to_string(), t.faults_seen.to_string()),
         (t.infra_errors.to_string(), t.infra_errors.to_string()),
-        (t.unjudged_trials.to_string(), unjudged(t.unjudged_trials)),
+        (
+            t.not_fully_judged().to_string(),
+            unjudged(t.unjudged_trials, t.partly_judged_trials),
+        ),
+        (
+            (t.totals.input_tokens + t.totals.output_tokens).to_string(),
+            format!(
+                "{}/{}",
+                tokens(t.totals.input_tokens),
+                tokens(t.totals.output_tokens)
+            ),
+        ),
+        (
+            t.totals.wall_ms.map_or(String::new(), |w| w.to_string()),
+            wall(t.totals.wall_ms),
+        ),
     ];
+    if priced {
+        cells.push((
+            t.totals.cost_usd.map_or(String::new(), |c| c.to_string()),
+            cost(t.totals.cost_usd),
+        ));
+    }
     let mut out = format!("<tr data-task=\"{}\">", esc(&t.task_id));
     for (v, shown) in cells {
         out.push_str(&format!("<td data-v=\"{v}\">{shown}</td>"));
     }
     out.push_str("<td class=\"chips\">");
     for s in &t.trials {
+        let (class, shown, title) = match s.judgement {
+            Judgement::Unjudged => (
+                "unj",
+                "unjudged".to_string(),
+                "unjudged: no rubric item it weighs could be judged",
+            ),
+            Judgement::Partial => (
+                if s.passed { "pass" } else { "fail" },
+                format!("~{:.2}", s.score),
+                "partly judged: scored over the checkable items",
+            ),
+            Judgement::Full => (
+                if s.passed { "pass" } else { "fail" },
+                format!("{:.2}", s.score),
+                "",
+            ),
+        };
         out.push_str(&format!(
-            "<a class=\"chip {}\" href=\"#trial={}/{}\" title=\"trial {}\">{:.2}</a>",
-            if s.passed { "pass" } else { "fail" },
+            "<a class=\"chip {class}\" href=\"#trial={}/{}\" title=\"trial {}{}{}\">{shown}</a>",
             esc(&t.task_id),
             s.trial,
             s.trial,
-            s.score
+            if title.is_empty() { "" } else { ": " },
+            title
         ));
     }
     out.push_str("</td></tr>\n");
@@ -232,7 +350,7 @@ fn task_row(t: &TaskSummary) -> String {
 }
 
 /// `0.734 <span class="ci">[0.612, 0.845]</span>` or `-`.
-fn with_ci(e: Option<Estimate>) -> String {
+pub fn with_ci(e: Option<Estimate>) -> String {
     e.map_or("-".to_string(), |e| {
         format!(
             "{:.3} <span class=\"ci\">[{:.3}, {:.3}]</span>",
@@ -248,11 +366,19 @@ fn ci(e: Option<Estimate>) -> String {
     })
 }
 
-/// `<span class="unjudged">3 UNJUDGED</span>` or empty.
-fn unjudged(n: u32) -> String {
-    if n > 0 {
-        format!("<span class=\"unjudged\">{n} UNJUDGED</span>")
-    } else {
-        String::new()
+/// `<span class="unjudged">3 UNJUDGED</span> <span class="partial">1 PARTLY</span>`, either,
+/// or empty.
+pub fn unjudged(unjudged: u32, partly: u32) -> String {
+    let mut parts = Vec::new();
+    if unjudged > 0 {
+        parts.push(format!(
+            "<span class=\"unjudged\">{unjudged} UNJUDGED</span>"
+        ));
     }
+    if partly > 0 {
+        parts.push(format!(
+            "<span class=\"partial\" title=\"scored over the checkable items\">{partly} PARTLY</span>"
+        ));
+    }
+    parts.join(" ")
 }

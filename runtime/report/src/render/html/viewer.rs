@@ -1,21 +1,49 @@
 //! The trial viewer's server-side half: the trial picker and the embedded JSON.
 
-use crate::record::Status;
+use std::collections::BTreeSet;
+
+use crate::record::{Judgement, Status};
 use crate::render::html::{esc, script_safe_json};
 use crate::view::TrialView;
 use serde_json::Value;
 
-/// The trials in viewer order: by task id, then trial index (stable for equal keys).
+/// The trials in viewer order: by arm, task id, then trial index (stable for equal keys).
 pub fn sorted(trials: &[TrialView]) -> Vec<&TrialView> {
     let mut out: Vec<&TrialView> = trials.iter().collect();
     out.sort_by(|a, b| {
-        (&a.record.task_id, a.record.trial).cmp(&(&b.record.task_id, b.record.trial))
+        (&a.arm, &a.record.task_id, a.record.trial).cmp(&(
+            &b.arm,
+            &b.record.task_id,
+            b.record.trial,
+        ))
     });
     out
 }
 
-/// The viewer section: the trial picker (server-rendered, so it lists the trials even with
-/// JS off) and the element the script renders into.
+/// A trial's one-line outcome: `0.900 pass`, `~0.740 fail`, `unjudged`, `infra error`, ...
+pub fn outcome(t: &TrialView) -> String {
+    let r = &t.record;
+    match (&r.status, &r.verdict, r.judgement()) {
+        (Status::InfraError, _, _) => "infra error".to_string(),
+        (Status::TaskError, _, _) => "task error".to_string(),
+        (Status::Scored, Some(_), Some(Judgement::Unjudged)) => "unjudged".to_string(),
+        (Status::Scored, Some(v), j) => format!(
+            "{}{:.3} {}",
+            if j == Some(Judgement::Partial) {
+                "~"
+            } else {
+                ""
+            },
+            v.scores.score,
+            if v.scores.passed { "pass" } else { "fail" }
+        ),
+        (Status::Scored, None, _) => "no verdict".to_string(),
+    }
+}
+
+/// The viewer section: the filters (failed only, fault seen, not fully judged, task,
+/// category, arm, search), the list of trials (server-rendered links, so it lists them even
+/// with JS off) and the element the script renders a trial into.
 pub fn section(trials: &[&TrialView]) -> String {
     let mut out = String::from("<section id=\"trials\">\n<h2>Trial viewer</h2>\n");
     out.push_str(
@@ -24,27 +52,60 @@ pub fn section(trials: &[&TrialView]) -> String {
     if trials.is_empty() {
         out.push_str("<p>No trials were given to the viewer.</p>\n");
     }
-    out.push_str("<label>Trial <select id=\"trial-pick\">\n");
-    for (i, t) in trials.iter().enumerate() {
-        let r = &t.record;
-        let what = match (&r.status, &r.verdict) {
-            (Status::InfraError, _) => "infra error".to_string(),
-            (Status::TaskError, _) => "task error".to_string(),
-            (Status::Scored, Some(v)) => format!(
-                "{:.3} {}",
-                v.scores.score,
-                if v.scores.passed { "pass" } else { "fail" }
-            ),
-            (Status::Scored, None) => "no verdict".to_string(),
-        };
+    let distinct = |f: &dyn Fn(&TrialView) -> Option<String>| -> BTreeSet<String> {
+        trials.iter().filter_map(|t| f(t)).collect()
+    };
+    let tasks = distinct(&|t| Some(t.record.task_id.clone()));
+    let categories = distinct(&|t| Some(t.record.category.clone()));
+    let arms = distinct(&|t| t.arm.clone());
+    out.push_str("<div id=\"trial-filters\" class=\"filters\">\n");
+    out.push_str("<input type=\"search\" id=\"f-search\" placeholder=\"search trials: task, messages, tool calls, errors...\" aria-label=\"search trials\">\n");
+    for (id, label) in [
+        ("f-failed", "failed only"),
+        ("f-fault", "fault seen"),
+        ("f-unjudged", "not fully judged"),
+    ] {
         out.push_str(&format!(
-            "<option value=\"{i}\">{} / trial {} &mdash; {}</option>\n",
-            esc(&r.task_id),
-            r.trial,
-            esc(&what)
+            "<label><input type=\"checkbox\" id=\"{id}\"> {label}</label>\n"
         ));
     }
-    out.push_str("</select></label>\n<div id=\"viewer\"></div>\n</section>\n");
+    let select = |id: &str, all: &str, values: &BTreeSet<String>| -> String {
+        let mut s =
+            format!("<select id=\"{id}\" aria-label=\"{all}\"><option value=\"\">{all}</option>");
+        for v in values {
+            s.push_str(&format!("<option value=\"{0}\">{0}</option>", esc(v)));
+        }
+        s.push_str("</select>\n");
+        s
+    };
+    if !arms.is_empty() {
+        out.push_str(&select("f-arm", "all arms", &arms));
+    }
+    out.push_str(&select("f-task", "all tasks", &tasks));
+    out.push_str(&select("f-category", "all categories", &categories));
+    out.push_str(&format!(
+        "<span id=\"f-count\" class=\"meta\">{} trials</span>\n</div>\n",
+        trials.len()
+    ));
+    out.push_str("<div class=\"viewer-wrap\">\n<ol id=\"trial-list\">\n");
+    for (i, t) in trials.iter().enumerate() {
+        let r = &t.record;
+        let arm = t
+            .arm
+            .as_deref()
+            .map_or(String::new(), |a| format!("{} &middot; ", esc(a)));
+        let href = match &t.arm {
+            Some(a) => format!("#arm={}&amp;trial={}/{}", esc(a), esc(&r.task_id), r.trial),
+            None => format!("#trial={}/{}", esc(&r.task_id), r.trial),
+        };
+        out.push_str(&format!(
+            "<li data-i=\"{i}\"><a href=\"{href}\">{arm}{} / trial {} &mdash; {}</a></li>\n",
+            esc(&r.task_id),
+            r.trial,
+            esc(&outcome(t))
+        ));
+    }
+    out.push_str("</ol>\n<div id=\"viewer\"></div>\n</div>\n</section>\n");
     out
 }
 
@@ -56,6 +117,13 @@ const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 /// page keeps them exact.
 pub fn data_json(trials: &[&TrialView]) -> String {
     let mut value = serde_json::to_value(trials).expect("trial views always serialise");
+    if let Value::Array(items) = &mut value {
+        for (item, t) in items.iter_mut().zip(trials) {
+            item["judgement"] =
+                serde_json::to_value(t.record.judgement()).expect("a judgement always serialises");
+            item["outcome"] = Value::String(outcome(t));
+        }
+    }
     exact_integers(&mut value, false);
     let json = serde_json::to_string(&value).expect("a JSON value always serialises");
     script_safe_json(&json)

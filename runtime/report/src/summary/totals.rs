@@ -1,0 +1,79 @@
+//! Tokens, wall time and cost, summed per trial, task, aggregate and run.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ReportError;
+use crate::prices::Prices;
+use crate::record::TrialRecord;
+use crate::timing::Timings;
+
+/// What something spent: the agent model's tokens, wall time and (with a price table) dollars.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Prompt tokens (cached ones included).
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// The part of `input_tokens` served from the provider's prompt cache.
+    pub cached_input_tokens: u64,
+    /// Wall-clock milliseconds (`None` when the run recorded no timings).
+    pub wall_ms: Option<u64>,
+    /// US dollars (`None` without a price table).
+    pub cost_usd: Option<f64>,
+}
+
+impl Totals {
+    /// One record's totals: its tokens, its wall time from `timings`, its cost from `prices`.
+    pub fn of_record(
+        r: &TrialRecord,
+        timings: &Timings,
+        prices: Option<&Prices>,
+    ) -> Result<Totals, ReportError> {
+        let cost_usd = match prices {
+            None => None,
+            Some(_) if !r.calls_a_model() => Some(0.0),
+            Some(p) => Some(p.cost(
+                &r.agent,
+                r.input_tokens,
+                r.output_tokens,
+                r.cached_input_tokens,
+            )?),
+        };
+        Ok(Totals {
+            input_tokens: r.input_tokens,
+            output_tokens: r.output_tokens,
+            cached_input_tokens: r.cached_input_tokens,
+            wall_ms: timings.trial_ms(&r.task_id, r.trial),
+            cost_usd,
+        })
+    }
+
+    /// Adds `other` (an absent wall time or cost stays absent only when both are).
+    pub fn add(&mut self, other: &Totals) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
+        self.wall_ms = sum_opt(self.wall_ms, other.wall_ms);
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+
+    /// The sum of `items`.
+    pub fn sum<'a>(items: impl IntoIterator<Item = &'a Totals>) -> Totals {
+        let mut out = Totals::default();
+        for t in items {
+            out.add(t);
+        }
+        out
+    }
+}
+
+/// `a + b`, `None` only when both are.
+fn sum_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    }
+}

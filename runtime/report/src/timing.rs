@@ -1,0 +1,106 @@
+//! `timings.jsonl` (`timings.shard-I-of-N.jsonl` per shard): the wall-clock time of every trial
+//! attempt and of every `clawrun run` session, written beside the journal. Wall time is kept
+//! out of traces, journals, hashes and scores (those stay byte-identical across identical
+//! runs); only the report's totals read it.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ReportError;
+
+/// One line of `timings.jsonl`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TimingLine {
+    /// One attempt of a trial (an infrastructure error retried gives several lines).
+    Trial {
+        /// The task id.
+        task_id: String,
+        /// The trial index.
+        trial: u32,
+        /// Milliseconds from the attempt's start to its journal record (judging included).
+        wall_ms: u64,
+    },
+    /// One `clawrun run` invocation (a resumed run has several).
+    Session {
+        /// Milliseconds from the run's start to its end.
+        wall_ms: u64,
+        /// Trial attempts it finished.
+        trials: u32,
+    },
+}
+
+impl TimingLine {
+    /// The line as JSON (no trailing newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("a timing line always serialises")
+    }
+}
+
+/// The wall times of one or more run folders.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timings {
+    /// Per (task, trial): milliseconds summed over its attempts.
+    pub trials: BTreeMap<(String, u32), u64>,
+    /// Milliseconds summed over the sessions.
+    pub session_ms: u64,
+    /// Sessions seen.
+    pub sessions: u32,
+}
+
+impl Timings {
+    /// Adds the lines of one timings file; `name` labels errors (`name:line`). A torn last
+    /// line (no newline: the run was killed mid-write) is ignored.
+    pub fn read(&mut self, mut input: impl Read, name: &str) -> Result<(), ReportError> {
+        let mut text = String::new();
+        input
+            .read_to_string(&mut text)
+            .map_err(|e| ReportError::Read {
+                source_name: name.to_string(),
+                message: e.to_string(),
+            })?;
+        let complete = text.rfind('\n').map_or("", |end| &text[..end]);
+        for (i, line) in complete.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let parsed: TimingLine =
+                serde_json::from_str(line).map_err(|e| ReportError::Parse {
+                    source_name: name.to_string(),
+                    line: i + 1,
+                    message: format!(
+                        "{e} (a timings line; move the file away to report without wall times)"
+                    ),
+                })?;
+            self.add(parsed);
+        }
+        Ok(())
+    }
+
+    /// Adds one line.
+    pub fn add(&mut self, line: TimingLine) {
+        match line {
+            TimingLine::Trial {
+                task_id,
+                trial,
+                wall_ms,
+            } => *self.trials.entry((task_id, trial)).or_default() += wall_ms,
+            TimingLine::Session { wall_ms, .. } => {
+                self.session_ms += wall_ms;
+                self.sessions += 1;
+            }
+        }
+    }
+
+    /// Whether nothing was read (runs made before timings existed).
+    pub fn is_empty(&self) -> bool {
+        self.trials.is_empty() && self.sessions == 0
+    }
+
+    /// The wall time of a trial, if recorded.
+    pub fn trial_ms(&self, task_id: &str, trial: u32) -> Option<u64> {
+        self.trials.get(&(task_id.to_string(), trial)).copied()
+    }
+}
