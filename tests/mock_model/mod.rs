@@ -5,10 +5,12 @@ use clawrun::agents::llm::install_crypto_provider;
 use clawrun::agents::mock::{MockLlm, Script, serve_mock_llm};
 
 /// A mock model answering every first turn at once.
+#[allow(dead_code)] // not every test file that shares this module plays it
 pub const SCRIPT: &str =
     "rules:\n  - match: {turn: 0}\n    reply: {text: \"msg_001 needs a reply first.\"}\n";
 
 /// The mock server playing [`SCRIPT`], on a runtime that lives as long as the pair.
+#[allow(dead_code)] // not every test file that shares this module plays it
 pub fn mock_server() -> (tokio::runtime::Runtime, MockLlm) {
     mock_server_with(SCRIPT)
 }
