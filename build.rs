@@ -3,11 +3,17 @@
 //!
 //! The nested build uses its own target folder (`<target>/guest_tools`, or
 //! `$CLAWRUN_GUEST_TARGET_DIR`), so it never waits on the outer build's lock.
+//!
+//! It also sets `CLAWRUN_VERSION`, the text `clawrun --version` prints after the name: the
+//! package version and, when known, the commit ([`commit`]).
 
 use std::env;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
+
+#[path = "build/commit.rs"]
+mod commit;
 
 /// (tool name as agents know it, binary name in guest_tools).
 const TOOLS: &[(&str, &str)] = &[
@@ -36,6 +42,7 @@ const SOURCES: &[&str] = &[
 
 fn main() {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    version(&root);
     let guest = root.join("guest_tools");
     for s in SOURCES {
         println!("cargo:rerun-if-changed=guest_tools/{s}");
@@ -100,4 +107,23 @@ fn main() {
     }
     code.push_str("];\n");
     std::fs::write(out.join("guest_tools.rs"), code).expect("writing guest_tools.rs");
+}
+
+/// Sets `CLAWRUN_VERSION` (`0.1.0 (401b58b 2026-11-25)`, or `0.1.0` without a known commit)
+/// and watches the git files that move with the checked-out commit.
+fn version(root: &std::path::Path) {
+    let found = match commit::from_git(root) {
+        Some((found, watch)) => {
+            for path in watch {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+            Some(found)
+        }
+        None => commit::from_vcs_info(root),
+    };
+    let package = env::var("CARGO_PKG_VERSION").expect("CARGO_PKG_VERSION");
+    println!(
+        "cargo:rustc-env=CLAWRUN_VERSION={}",
+        commit::version_text(&package, found.as_ref())
+    );
 }

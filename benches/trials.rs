@@ -114,7 +114,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let s = clawrun::task::Suite::open(root).unwrap();
     let plan = plan_from_cli("claw-eval:0.25", &LoadOptions::new(1)).unwrap();
-    let tasks: Vec<TaskEnv> = clawrun::run::runner::suite_tasks(&s)
+    let tasks: Vec<TaskEnv> = clawrun::run::runner::suite_tasks(&s, root)
         .unwrap()
         .into_iter()
         .filter_map(|d| s.load(&d).ok())

@@ -100,7 +100,7 @@ fn a_task_id_climbing_out_of_the_run_folder_is_refused() {
     let out = tmp.path().join("runs/deep/out");
     let o = run(&suite, &out, 1, &[]);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains(
             "tasks/evil/task.yaml:1:10: task_id: `../../x` is not a valid task id: it contains a \
@@ -120,7 +120,7 @@ fn an_absolute_task_id_is_refused() {
     let suite = suite_with(tmp.path(), &[("abs", &id)]);
     let o = run(&suite, &tmp.path().join("out"), 1, &[]);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains(&format!(
             "tasks/abs/task.yaml:1:10: task_id: `{id}` is not a valid task id"
@@ -139,17 +139,17 @@ fn duplicate_task_ids_are_refused_by_run_validate_and_list_naming_both_files() {
                 tasks/first/task.yaml:1:10";
     let out = tmp.path().join("out");
     let o = run(&suite, &out, 1, &[]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains(both), "{}", stderr(&o));
     assert!(!out.exists(), "a run started");
     let v = clawrun(&["validate", "--suite"])
         .arg(&suite)
         .output()
         .unwrap();
-    assert_eq!(v.status.code(), Some(1));
+    assert_eq!(v.status.code(), Some(2));
     assert!(stderr(&v).contains(both), "{}", stderr(&v));
     let l = clawrun(&["list", "--suite"]).arg(&suite).output().unwrap();
-    assert_eq!(l.status.code(), Some(1));
+    assert_eq!(l.status.code(), Some(2));
     assert!(stderr(&l).contains(both), "{}", stderr(&l));
     assert!(String::from_utf8_lossy(&l.stdout).contains("2 tasks, 2 failed to load"));
     // Selecting one of them is a valid run.
@@ -189,7 +189,7 @@ fn resuming_with_another_seed_faults_or_agent_is_refused_naming_the_field() {
     for (args, message) in cases {
         let o = run(&suite, &out, 2, &[&["--resume"], args].concat());
         let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(
             err.contains("it holds trials of another configuration"),
             "{err}"
@@ -201,7 +201,7 @@ fn resuming_with_another_seed_faults_or_agent_is_refused_naming_the_field() {
         let forced = run(&suite, &out, 2, &[&["--resume", "--force"], args].concat());
         assert_eq!(
             forced.status.code(),
-            Some(1),
+            Some(2),
             "{args:?} --force: {}",
             stderr(&forced)
         );
@@ -212,7 +212,7 @@ fn resuming_with_another_seed_faults_or_agent_is_refused_naming_the_field() {
     std::fs::remove_file(out.join("run.json")).unwrap();
     let o = run(&suite, &out, 2, &["--resume", "--seed", "4"]);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("run.json is missing"), "{err}");
     assert!(err.contains("seed: the run used trial seed "), "{err}");
     assert!(err.contains("journal.jsonl:"), "{err}");
@@ -241,7 +241,7 @@ fn a_changed_task_needs_force_and_then_runs_again() {
 
     let refused = run(&suite, &out, 2, &["--resume"]);
     let err = stderr(&refused);
-    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert_eq!(refused.status.code(), Some(2), "{err}");
     assert!(
         err.contains(&format!(
             "tasks.e2e_chat: the run used task hash {} (run.json)",
@@ -302,7 +302,7 @@ fn another_clawrun_version_needs_force_and_is_recorded() {
 
     let refused = run(&suite, &out, 2, &["--resume"]);
     let err = stderr(&refused);
-    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert_eq!(refused.status.code(), Some(2), "{err}");
     assert!(
         err.contains("clawrun_version: the run used 0.0.9 (run.json), this invocation "),
         "{err}"
@@ -359,7 +359,7 @@ fn the_shards_of_one_folder_must_agree() {
     for (trials, args, message) in cases {
         let o = run(&suite, &out, trials, args);
         let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(message), "{args:?}: {err}");
     }
     assert!(!out.join("journal.shard-1-of-2.jsonl").exists());

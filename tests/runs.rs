@@ -100,7 +100,7 @@ fn kill_9_then_resume_equals_an_uninterrupted_run() {
     );
     // Without --resume an existing run folder is refused.
     let again = clawrun_run(&cut, trials, &[]).output().unwrap();
-    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
 }
 

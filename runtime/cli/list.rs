@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use serde_json::json;
 
-use super::UsageError;
 use super::output::{self, outln};
+use super::{EXIT_USAGE, UsageError};
 use crate::run::selection::TaskFilter;
 
 /// Arguments of `clawrun list`.
@@ -24,10 +24,16 @@ pub struct ListArgs {
 }
 
 /// Prints one line per selected task: id, group, category, services, tools, whether it has an
-/// oracle. Tasks that fail to load, and tasks sharing an id, are reported on stderr (status 1).
+/// oracle. Tasks that fail to load, and tasks sharing an id, are reported on stderr (status 2,
+/// like every bad task file).
 pub fn list_command(args: ListArgs) -> Result<i32> {
-    let suite = clawrun_task::Suite::open(&args.suite).map_err(|e| anyhow!("{e}"))?;
-    let dirs = crate::run::runner::suite_tasks(&suite)?;
+    let suite = clawrun_task::Suite::open(&args.suite).map_err(|e| {
+        UsageError(format!(
+            "opening the task suite {}: {e}",
+            args.suite.display()
+        ))
+    })?;
+    let dirs = crate::run::runner::suite_tasks(&suite, &args.suite)?;
     let selection = suite.load_selection(&dirs);
     let loaded = selection.tasks.len();
     let tasks = if args.filter.is_empty() {
@@ -61,7 +67,7 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
             })
             .collect();
         outln!("{}", serde_json::to_string_pretty(&rows)?)?;
-        return Ok(i32::from(failed > 0));
+        return Ok(load_status(failed));
     }
     outln!(
         "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} services",
@@ -97,5 +103,10 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
             dirs.len()
         )?;
     }
-    Ok(i32::from(failed > 0))
+    Ok(load_status(failed))
+}
+
+/// The exit status after listing: [`EXIT_USAGE`] when task files failed to load.
+fn load_status(failed: usize) -> i32 {
+    if failed > 0 { EXIT_USAGE } else { 0 }
 }

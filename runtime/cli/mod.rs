@@ -2,8 +2,11 @@
 
 pub mod output;
 
+mod completions;
 mod exec;
+mod judge;
 mod list;
+mod logging;
 mod mock_llm;
 mod replay;
 pub mod report;
@@ -20,10 +23,17 @@ use clap::{Parser, Subcommand};
 /// Exit status for bad input (flags, files), as clap uses for usage errors.
 pub const EXIT_USAGE: i32 = 2;
 
+/// What `clawrun --version` prints after the name: the package version and, when the build
+/// knew it, the commit and its date (`0.1.0 (401b58b 2026-11-25)`; see `build/commit.rs`).
+/// Never part of a trace, hash, score or run.json.
+pub const VERSION: &str = env!("CLAWRUN_VERSION");
+
 /// clawrun: evaluate LLM agents in wasmtime sandboxes, without Docker.
 #[derive(Debug, Parser)]
-#[command(name = "clawrun", version, about, long_about = None)]
+#[command(name = "clawrun", version = VERSION, about, long_about = None)]
 pub struct Cli {
+    #[command(flatten)]
+    verbosity: logging::Verbosity,
     #[command(subcommand)]
     command: Command,
 }
@@ -44,6 +54,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
     Replay(replay::ReplayArgs),
+    /// Re-score a finished run with an LLM judge from its traces (no agent runs again) into
+    /// a new run folder.
+    Judge(Box<judge::JudgeArgs>),
     /// Check tasks: schema, judge firewall, the oracle passes, a do-nothing agent fails.
     Validate(validate::ValidateArgs),
     /// List the tasks of a suite.
@@ -52,6 +65,10 @@ enum Command {
     MockLlm(mock_llm::MockLlmArgs),
     /// Get and precompile what the sandbox runs besides the tools (`setup python`).
     Setup(setup::SetupArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print the man page clawrun(1), or write it and one page per command into a folder.
+    Man(completions::ManArgs),
 }
 
 /// A user-facing error: printed as one line, exit status 2.
@@ -69,17 +86,22 @@ impl std::error::Error for UsageError {}
 /// Parses the command line, runs it and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    logging::init(&cli.verbosity);
+    let quiet = cli.verbosity.quiet;
     let result = match cli.command {
         Command::Exec(args) => exec::run(args),
         Command::Tool(args) => tool::run(args),
         Command::Services(args) => services::run(args),
-        Command::Run(args) => run::run_command(*args),
+        Command::Run(args) => run::run_command(*args, quiet),
         Command::Report(args) => report::report_command(args),
         Command::Replay(args) => replay::replay_command(args),
+        Command::Judge(args) => judge::judge_command(*args, quiet),
         Command::Validate(args) => validate::validate_command(args),
         Command::List(args) => list::list_command(args),
         Command::MockLlm(args) => mock_llm::mock_llm_command(args),
         Command::Setup(args) => setup::run(args),
+        Command::Completions(args) => completions::completions_command(&args),
+        Command::Man(args) => completions::man_command(&args),
     };
     match result {
         Ok(code) => code,

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clawrun_judge::ScoreConfig;
 use clawrun_report::Status;
 
@@ -78,55 +78,6 @@ fn run_manifest(run: &Path) -> Result<serde_json::Value> {
     }
 }
 
-/// Whether `dir` is a suite holding the task `task_id`.
-fn holds_task(dir: &Path, task_id: &str) -> bool {
-    dir.is_dir()
-        && clawrun_task::Suite::open(dir)
-            .ok()
-            .and_then(|suite| suite.find(task_id).ok().flatten())
-            .is_some()
-}
-
-/// The suite to replay against: `--suite`, else the suite recorded in the manifest as is when
-/// absolute; a relative one is tried against the current directory, then against the run
-/// folder's parent (the first that holds `task_id` wins).
-fn resolve_suite(
-    given: Option<PathBuf>,
-    recorded: Option<&str>,
-    run: &Path,
-    task_id: &str,
-) -> Result<PathBuf> {
-    if let Some(suite) = given {
-        return Ok(suite);
-    }
-    let Some(recorded) = recorded else {
-        return Err(
-            UsageError("pass --suite DIR (run.json does not name the suite)".into()).into(),
-        );
-    };
-    let recorded = PathBuf::from(recorded);
-    if recorded.is_absolute() {
-        return Ok(recorded);
-    }
-    let cwd = std::env::current_dir().context("reading the current directory")?;
-    let run_abs = std::path::absolute(run).unwrap_or_else(|_| run.to_path_buf());
-    let parent = run_abs.parent().unwrap_or(&run_abs).to_path_buf();
-    let tries = [cwd.join(&recorded), parent.join(&recorded)];
-    if let Some(found) = tries.iter().find(|dir| holds_task(dir, task_id)) {
-        return Ok(found.clone());
-    }
-    Err(UsageError(format!(
-        "{}: the run recorded the suite as {:?}, relative to the folder it was started from; \
-         no task {task_id:?} was found relative to the current directory ({}) nor relative \
-         to the run folder's parent ({}): pass --suite DIR",
-        run.display(),
-        recorded.display().to_string(),
-        tries[0].display(),
-        tries[1].display()
-    ))
-    .into())
-}
-
 /// Runs `clawrun replay`.
 pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     let (run, task_filter, trial_filter) = split_target(&args.target)?;
@@ -144,7 +95,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         ))
         .into());
     }
-    let suite = resolve_suite(
+    let suite = crate::run::manifest::resolve_suite(
         args.suite,
         meta["suite"].as_str(),
         &run,

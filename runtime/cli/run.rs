@@ -103,7 +103,7 @@ pub struct RunArgs {
 }
 
 /// Runs `clawrun run`.
-pub fn run_command(args: RunArgs) -> Result<i32> {
+pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
     let shard = match args.shard {
         Some(s) => Some(s),
         None => Shard::from_env(args.shards).map_err(UsageError)?,
@@ -152,7 +152,7 @@ pub fn run_command(args: RunArgs) -> Result<i32> {
             ..ScoreConfig::default()
         },
         infra_retries: 2,
-        progress: !args.json,
+        progress: !args.json && !quiet,
         probe: !args.no_probe,
     };
     let result = run(&options)?;

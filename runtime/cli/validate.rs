@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow};
 use clawrun_judge::ScoreConfig;
 
+use super::UsageError;
 use super::output::outln;
 use crate::run::runner::prepare_tasks;
 use crate::run::selection::TaskFilter;
@@ -202,8 +203,10 @@ fn careless_script(task: &TaskEnv) -> Result<Option<AgentSpec>> {
         return Ok(None);
     };
     let origin = format!("{}/{CARELESS_FILE}", task.loaded.dir);
-    let text = String::from_utf8(bytes).map_err(|_| anyhow!("{origin}: not UTF-8"))?;
-    let script = clawrun_task::Oracle::from_yaml(&text, &origin).map_err(|e| anyhow!("{e}"))?;
+    // A broken careless.yaml is a bad task file (exit status 2).
+    let text = String::from_utf8(bytes).map_err(|_| UsageError(format!("{origin}: not UTF-8")))?;
+    let script =
+        clawrun_task::Oracle::from_yaml(&text, &origin).map_err(|e| UsageError(e.to_string()))?;
     Ok(Some(AgentSpec::Inline("careless".into(), script)))
 }
 

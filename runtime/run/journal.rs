@@ -85,6 +85,24 @@ impl Journal {
     }
 }
 
+/// The journals of the run folder `dir` (`journal.jsonl` and the shards'
+/// `journal.shard-I-of-N.jsonl`), sorted by name; none when `dir` cannot be read.
+pub fn run_journals(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("journal") && n.ends_with(".jsonl"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// The latest record per (task, trial): infra errors are superseded by a later attempt.
 pub fn latest(records: Vec<TrialRecord>) -> BTreeMap<(String, u32), TrialRecord> {
     let mut out = BTreeMap::new();

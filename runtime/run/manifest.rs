@@ -10,6 +10,7 @@ use clawrun_agents::llm::ModelConfig;
 use serde_json::{Map, Value, json};
 
 use super::model_settings::describe_settings;
+use super::preflight::SetupError;
 use super::runner::RunOptions;
 use crate::faults::FaultPlan;
 use crate::trial::TaskEnv;
@@ -140,6 +141,56 @@ pub(crate) fn write_manifest(path: &Path, doc: &Value) -> Result<()> {
     std::fs::write(&tmp, serde_json::to_vec_pretty(doc)?)
         .and_then(|()| std::fs::rename(&tmp, path))
         .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Whether `dir` is a suite holding the task `task_id`.
+fn holds_task(dir: &Path, task_id: &str) -> bool {
+    dir.is_dir()
+        && clawrun_task::Suite::open(dir)
+            .ok()
+            .and_then(|suite| suite.find(task_id).ok().flatten())
+            .is_some()
+}
+
+/// The suite a recorded run is replayed or judged against: `--suite`, else the suite recorded
+/// in the manifest as is when absolute; a relative one is tried against the current
+/// directory, then against the run folder's parent (the first that holds `task_id` wins).
+pub fn resolve_suite(
+    given: Option<PathBuf>,
+    recorded: Option<&str>,
+    run: &Path,
+    task_id: &str,
+) -> Result<PathBuf> {
+    if let Some(suite) = given {
+        return Ok(suite);
+    }
+    let Some(recorded) = recorded else {
+        return Err(SetupError::Usage(
+            "pass --suite DIR (run.json does not name the suite)".into(),
+        )
+        .into());
+    };
+    let recorded = PathBuf::from(recorded);
+    if recorded.is_absolute() {
+        return Ok(recorded);
+    }
+    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let run_abs = std::path::absolute(run).unwrap_or_else(|_| run.to_path_buf());
+    let parent = run_abs.parent().unwrap_or(&run_abs).to_path_buf();
+    let tries = [cwd.join(&recorded), parent.join(&recorded)];
+    if let Some(found) = tries.iter().find(|dir| holds_task(dir, task_id)) {
+        return Ok(found.clone());
+    }
+    Err(SetupError::Usage(format!(
+        "{}: the run recorded the suite as {:?}, relative to the folder it was started from; \
+         no task {task_id:?} was found relative to the current directory ({}) nor relative \
+         to the run folder's parent ({}): pass --suite DIR",
+        run.display(),
+        recorded.display().to_string(),
+        tries[0].display(),
+        tries[1].display()
+    ))
+    .into())
 }
 
 /// The value at a dotted path (`score.pass_threshold`).

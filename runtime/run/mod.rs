@@ -6,6 +6,7 @@
 //! - [`manifest`]: `run.json`, what a run was asked.
 //! - [`model_settings`]: `--model-config` and the agent's model flags.
 //! - [`preflight`]: the checks before a run folder is made (files, keys, a probe request).
+//! - [`rejudge`]: `clawrun judge`, a finished run judged again from its traces.
 //! - [`resume`]: the configuration check of `--resume`, and which trials are finished.
 //! - [`selection`]: `--limit`, `--tags`, `--category`, `--group`, `--exclude`.
 //! - [`shard`]: the deterministic (task, trial) split.
@@ -18,6 +19,7 @@ pub mod journal;
 pub mod manifest;
 pub mod model_settings;
 pub mod preflight;
+pub mod rejudge;
 pub mod resume;
 pub mod runner;
 pub mod selection;

@@ -1,6 +1,7 @@
 //! Model settings of a run: `--model-config FILE` (YAML with optional `agent:`, `judge:` and
 //! `user_model:` sections) and the agent's flags (`--temperature`, `--timeout`,
-//! `--max-retries`, `--max-connections`, `--base-url`), which override the file.
+//! `--max-retries`, `--max-connections`, `--base-url`), which override the file; for
+//! `clawrun judge` the same flags set the judge.
 
 use std::path::Path;
 use std::time::Duration;
@@ -69,6 +70,64 @@ pub struct AgentModelFlags {
     /// max_connections).
     #[arg(long, value_name = "FILE")]
     pub model_config: Option<std::path::PathBuf>,
+}
+
+/// The judge model's flags of `clawrun judge` (they override the file's `judge:` section).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct JudgeModelFlags {
+    /// The judge model's sampling temperature (default 0).
+    #[arg(long, value_name = "T", value_parser = non_negative)]
+    pub temperature: Option<f64>,
+    /// Seconds one request to the judge model may take (default 300).
+    #[arg(long, value_name = "SECS", value_parser = positive_secs)]
+    pub timeout: Option<f64>,
+    /// Retries of a failed judge model request (default 8).
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<u32>,
+    /// Judge model requests in flight at once (default 4).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: Option<u64>,
+    /// The judge model's API base URL (e.g. http://localhost:8000/v1).
+    #[arg(long, value_name = "URL", value_parser = http_url)]
+    pub base_url: Option<String>,
+    /// A YAML file of model settings (the format of `clawrun run --model-config`); its
+    /// `judge:` section applies (other sections are checked and ignored).
+    #[arg(long, value_name = "FILE")]
+    pub model_config: Option<std::path::PathBuf>,
+}
+
+/// The judge of `clawrun judge`: `--judge` with the file's `judge:` settings, else the file's
+/// `judge:` model; then the judge flags.
+pub fn resolve_judge(
+    judge: Option<ModelConfig>,
+    flags: &JudgeModelFlags,
+) -> Result<ModelConfig, SetupError> {
+    let file = match &flags.model_config {
+        Some(path) => read_model_file(path)?,
+        None => ModelFile::default(),
+    };
+    let origin = flags
+        .model_config
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let mut config = role(judge, file.judge.as_ref(), &origin, "judge", "--judge")?.ok_or_else(
+        || {
+            SetupError::Usage(
+                "no judge model: pass --judge MODEL (openai:MODEL, anthropic:MODEL or openrouter:MODEL), or give --model-config a `judge:` section with a model".into(),
+            )
+        },
+    )?;
+    AgentModelFlags {
+        temperature: flags.temperature,
+        timeout: flags.timeout,
+        max_retries: flags.max_retries,
+        max_connections: flags.max_connections,
+        base_url: flags.base_url.clone(),
+        model_config: None,
+    }
+    .apply(&mut config);
+    Ok(config)
 }
 
 impl AgentModelFlags {

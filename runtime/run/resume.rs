@@ -23,7 +23,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clawrun_report::{Status, TrialRecord};
 use serde_json::{Map, Value, json};
 
@@ -161,11 +161,13 @@ pub fn prepare(
     }
     if !blocking.is_empty() {
         let lines: Vec<String> = blocking.iter().map(|m| describe(m)).collect();
-        bail!(
+        // The invocation conflicts with the run folder: a usage error (exit status 2).
+        return Err(super::preflight::SetupError::Usage(format!(
             "cannot continue the run in {}: it holds trials of another configuration\n  {}",
             options.out.display(),
             lines.join("\n  ")
-        );
+        ))
+        .into());
     }
 
     // Overrides (all forced by now) are kept in the manifest.

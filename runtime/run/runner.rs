@@ -2,11 +2,11 @@
 //! single-threaded async runtime; finished records are journaled by one writer thread in
 //! completion order. Ctrl-C stops claiming new trials; what finished is in the journal.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 use clawrun_agents::llm::{CacheMode, LlmClient, ModelConfig};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
@@ -110,7 +110,7 @@ impl RunOptions {
             None | Some("none") => Ok(None),
             Some(arg) => plan_from_cli(arg, &FaultOptions::from_env(self.seed))
                 .map(Some)
-                .map_err(|e| anyhow!("{e}")),
+                .map_err(|e| SetupError::Usage(e.to_string()).into()),
         }
     }
 }
@@ -125,24 +125,43 @@ pub struct RunResult {
     pub interrupted: bool,
 }
 
-/// The task folders of a suite: those under its `tasks/` folder (the suite root is the folder
-/// holding `tasks/`); every task folder found when there is no `tasks/` folder.
-pub fn suite_tasks(suite: &clawrun_task::Suite) -> Result<Vec<String>> {
-    let all = suite.discover().map_err(|e| anyhow!("{e}"))?;
-    let under: Vec<String> = all
-        .iter()
-        .filter(|d| d.starts_with("tasks/"))
-        .cloned()
-        .collect();
-    Ok(if under.is_empty() { all } else { under })
+/// The task folders of the suite at `root` (see [`clawrun_task::Suite::discover`] for where
+/// they are looked for). A suite without any is a usage error naming the layout.
+pub fn suite_tasks(suite: &clawrun_task::Suite, root: &Path) -> Result<Vec<String>> {
+    let all = suite
+        .discover()
+        .map_err(|e| SetupError::Usage(format!("reading the suite {}: {e}", root.display())))?;
+    if all.is_empty() {
+        let r = root.display();
+        return Err(SetupError::Usage(format!(
+            "{r}: no tasks found: a suite is a folder holding tasks/ID/task.yaml or \
+             tasks/GROUP/ID/task.yaml (or ID/task.yaml, GROUP/ID/task.yaml without a tasks/ \
+             folder); nothing deeper is searched (hint: pass --suite the folder that holds tasks/)"
+        ))
+        .into());
+    }
+    tracing::info!(
+        "suite {}: {} task folders{}",
+        root.display(),
+        all.len(),
+        if all.iter().any(|d| d.starts_with("tasks/")) {
+            " under tasks/"
+        } else {
+            ""
+        }
+    );
+    Ok(all)
 }
 
 /// The tasks `options` selects, prepared.
 pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<Vec<TaskEnv>> {
-    let suite = clawrun_task::Suite::open(&options.suite)
-        .map_err(|e| anyhow!("{e}"))
-        .with_context(|| format!("opening the task suite {}", options.suite.display()))?;
-    let all = suite_tasks(&suite)?;
+    let suite = clawrun_task::Suite::open(&options.suite).map_err(|e| {
+        SetupError::Usage(format!(
+            "opening the task suite {}: {e}",
+            options.suite.display()
+        ))
+    })?;
+    let all = suite_tasks(&suite, &options.suite)?;
     let selected: Vec<String> = if options.tasks.is_empty() {
         all.clone()
     } else {
@@ -158,10 +177,11 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
                 })
                 .collect();
             if hits.is_empty() {
-                bail!(
+                return Err(SetupError::Usage(format!(
                     "no task matches {want:?} in {} (give a task folder or task id; `clawrun list` shows them)",
                     options.suite.display()
-                );
+                ))
+                .into());
             }
             picked.extend(hits.into_iter().cloned());
         }
@@ -192,18 +212,20 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
                 env.disk.inodes = options.inode_quota.unwrap_or(env.disk.inodes);
                 envs.push(env);
             }
+            Err(e) if crate::tools::InstallationError::is(&e) => return Err(e),
             Err(e) => errors.push(format!("{e:#}")),
         }
     }
+    // Broken task files are input errors (exit status 2), reported all at once.
     if !errors.is_empty() {
-        bail!("{}", errors.join("\n"));
+        return Err(SetupError::Usage(errors.join("\n")).into());
     }
     envs.sort_by(|a, b| a.id().cmp(b.id()));
     Ok(envs)
 }
 
 /// `config` with the run's cache setting.
-fn with_cache(config: &ModelConfig, on: bool) -> ModelConfig {
+pub(crate) fn with_cache(config: &ModelConfig, on: bool) -> ModelConfig {
     let mut config = config.clone();
     config.cache = if on { CacheMode::On } else { CacheMode::Off };
     config
@@ -245,10 +267,11 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         None => "journal.jsonl".to_string(),
     });
     if journal_path.exists() && !options.resume {
-        bail!(
+        return Err(SetupError::Usage(format!(
             "{} already holds a run: pass --resume to continue it, or choose another --out",
             options.out.display()
-        );
+        ))
+        .into());
     }
     // The configuration check (refusing another configuration) and run.json.
     let resume = super::resume::prepare(options, plan.as_ref(), &tasks, &journal_path)?;
@@ -270,6 +293,14 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         }
     }
 
+    tracing::info!(
+        "{} tasks x {} trials: {} to run on {} workers into {}",
+        tasks.len(),
+        options.trials,
+        pending.len(),
+        options.jobs.max(1).min(pending.len().max(1)),
+        options.out.display()
+    );
     // Set on the first error (or Ctrl-C): workers stop claiming trials.
     let stop = AtomicBool::new(interrupted());
     let bar = progress_bar(options.progress, pending.len());
@@ -339,6 +370,15 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                 Ok((record, wall_ms)) => {
                     journal.append(&record)?;
                     timings.trial(&record, wall_ms)?;
+                    tracing::debug!(
+                        "{}: {:?}, score {}",
+                        record.key(),
+                        record.status,
+                        record
+                            .verdict
+                            .as_ref()
+                            .map_or("-".into(), |v| format!("{:.4}", v.scores.score))
+                    );
                     ran += 1;
                     if record.status == Status::Scored {
                         scored += 1;
@@ -396,7 +436,7 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Whether Ctrl-C was pressed (the handler is installed once per process, on the first call);
 /// a second Ctrl-C exits at once.
-fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     static HANDLER: std::sync::Once = std::sync::Once::new();
     HANDLER.call_once(|| {
         std::thread::spawn(|| {
@@ -425,11 +465,11 @@ fn interrupted() -> bool {
 
 /// Sends model retry notices above the progress bar (and into its message) while a run lasts;
 /// back to plain stderr when dropped.
-struct RetryReporter;
+pub(crate) struct RetryReporter;
 
 impl RetryReporter {
     /// Installs the reporter for `bar`.
-    fn install(bar: &ProgressBar) -> RetryReporter {
+    pub(crate) fn install(bar: &ProgressBar) -> RetryReporter {
         let bar = bar.clone();
         clawrun_agents::llm::set_retry_reporter(Some(std::sync::Arc::new(move |line: &str| {
             bar.suspend(|| eprintln!("{line}"));
@@ -449,7 +489,7 @@ impl Drop for RetryReporter {
 }
 
 /// A progress bar with ETA and the running pass rate (hidden when not wanted).
-fn progress_bar(show: bool, len: usize) -> ProgressBar {
+pub(crate) fn progress_bar(show: bool, len: usize) -> ProgressBar {
     if !show {
         return ProgressBar::hidden();
     }

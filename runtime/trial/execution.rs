@@ -354,6 +354,7 @@ pub fn run_trial(
         faults_seen,
         user_rounds: rounds,
         tampering: judged.tampering,
+        filesystem_missing: None,
     };
     Ok(TrialOutput {
         events: rec.events,

@@ -7,6 +7,7 @@
 //! - [`dispatch`]: a tool call goes to a guest tool over the trial's VFS or to a service.
 //! - [`snapshot`]: the Judge phase's evidence: grader files enter, snapshot commands run, files
 //!   and audits are collected.
+//! - [`recorded`]: a finished trial's evidence rebuilt from its trace (re-judging).
 //! - [`seal`]: judge files enter through paths the agent cannot have shaped; links planted
 //!   towards them are tampering.
 //! - [`user`]: the simulated user (scripted rules or an LLM playing the persona).
@@ -16,6 +17,7 @@ pub mod dispatch;
 pub mod execution;
 pub mod firewall;
 pub mod presentation;
+pub mod recorded;
 pub mod seal;
 pub mod setup;
 pub mod snapshot;

@@ -5,6 +5,7 @@ use clawrun::agents::llm::install_crypto_provider;
 use clawrun::agents::mock::{MockLlm, Script, serve_mock_llm};
 
 /// A mock model answering every first turn at once.
+#[allow(dead_code)] // not every test file that shares this module plays it
 pub const SCRIPT: &str =
     "rules:\n  - match: {turn: 0}\n    reply: {text: \"msg_001 needs a reply first.\"}\n";
 

@@ -51,4 +51,8 @@ pub struct Evidence {
     /// Tampering the Judge phase found (links the agent planted towards judge files, as
     /// `link -> target`); any fails the integrity gate.
     pub tampering: Vec<String>,
+    /// Why [`vfs`](Self::vfs) is not the trial's final filesystem, when it is not: evidence
+    /// rebuilt from a trace (which keeps only root hashes) has none. Checks that read files
+    /// are then unjudged with this reason, never judged against an empty filesystem.
+    pub filesystem_missing: Option<String>,
 }

@@ -29,7 +29,7 @@ pub mod verdict;
 
 use clawrun_agents::agent::Complete;
 use clawrun_task::Task;
-use clawrun_task::check::Check;
+use clawrun_task::check::{Check, NumberSource};
 
 pub use self::checks::Outcome;
 pub use self::config::ScoreConfig;
@@ -70,7 +70,88 @@ pub async fn judge_with_log(
         let outcome = evaluate(&mut cx, &item).await;
         results.push(result(&item, outcome));
     }
+    finish(cx, results, config)
+}
 
+/// Judges a finished trial again, with `model`, from evidence rebuilt from its trace
+/// ([`Evidence::filesystem_missing`] set: the trace keeps no files). Every item is evaluated
+/// anew except the deterministic checks that read the final filesystem (`file_exists`,
+/// `file_absent`, `file_regex`, `json_path`, `csv_cell`, `interval_iou`, `number_within` over
+/// a file), whose results are taken from `recorded`, the trial's verdict of the run (they never
+/// involve a model). `llm_judge` items that show files to the judge (`file:PATH`) are unjudged.
+/// Fails, naming both lists, when `recorded` does not hold the task's items (the task
+/// changed since the run).
+pub async fn rejudge_with_log(
+    task: &Task,
+    evidence: &Evidence,
+    recorded: &Verdict,
+    model: Option<&dyn Complete>,
+    config: &ScoreConfig,
+) -> Result<(Verdict, JudgeLog), String> {
+    let items = items::items(task);
+    let before: Vec<&ItemResult> = recorded
+        .items
+        .iter()
+        .filter(|r| r.source != ItemSource::Integrity)
+        .collect();
+    let same = before.len() == items.len()
+        && before
+            .iter()
+            .zip(&items)
+            .all(|(r, i)| r.name == i.name && r.source == i.source && r.check == i.kind);
+    if !same {
+        let names = |v: Vec<&str>| v.join(", ");
+        return Err(format!(
+            "the recorded verdict's items ({}) are not the task's items ({}): the task changed since the run",
+            names(before.iter().map(|r| r.name.as_str()).collect()),
+            names(items.iter().map(|i| i.name.as_str()).collect()),
+        ));
+    }
+    let mut cx = Cx {
+        task,
+        ev: evidence,
+        model,
+        log: JudgeLog::default(),
+    };
+    let mut results = Vec::new();
+    for (item, old) in items.iter().zip(before) {
+        if reads_filesystem(&item.rule) {
+            results.push(old.clone());
+            continue;
+        }
+        let outcome = evaluate(&mut cx, item).await;
+        results.push(result(item, outcome));
+    }
+    Ok(finish(cx, results, config))
+}
+
+/// Whether `rule` is a deterministic check of the final filesystem.
+fn reads_filesystem(rule: &Rule<'_>) -> bool {
+    matches!(
+        rule,
+        Rule::Check(
+            Check::FileExists { .. }
+                | Check::FileAbsent { .. }
+                | Check::FileRegex { .. }
+                | Check::JsonPath { .. }
+                | Check::CsvCell { .. }
+                | Check::IntervalIou { .. }
+                | Check::NumberWithin {
+                    source: NumberSource::File(_),
+                    ..
+                }
+        )
+    )
+}
+
+/// The integrity gate, the notes and the scores over the items' results.
+fn finish(
+    mut cx: Cx<'_>,
+    mut results: Vec<ItemResult>,
+    config: &ScoreConfig,
+) -> (Verdict, JudgeLog) {
+    let evidence = cx.ev;
+    let task = cx.task;
     if !evidence.tampering.is_empty() {
         results.push(integrity_item(&evidence.tampering));
     }
@@ -110,7 +191,6 @@ pub async fn judge_with_log(
     (verdict, cx.log)
 }
 
-/// Evaluates one item.
 /// The failed integrity gate of a trial whose agent tampered with the judge's files.
 fn integrity_item(tampering: &[String]) -> ItemResult {
     ItemResult {
@@ -128,6 +208,7 @@ fn integrity_item(tampering: &[String]) -> ItemResult {
     }
 }
 
+/// Evaluates one item.
 async fn evaluate(cx: &mut Cx<'_>, item: &Item<'_>) -> Outcome {
     match &item.rule {
         Rule::Check(Check::LlmJudge {
@@ -145,8 +226,13 @@ async fn evaluate(cx: &mut Cx<'_>, item: &Item<'_>) -> Outcome {
             };
             llm::judge_item(cx, &ask).await
         }
-        Rule::Check(check) => checks::evaluate(check, cx.ev)
-            .unwrap_or_else(|| Outcome::unjudged("not a deterministic check")),
+        Rule::Check(check) => match &cx.ev.filesystem_missing {
+            Some(why) if reads_filesystem(&item.rule) => {
+                Outcome::unjudged(format!("not judged: {why}"))
+            }
+            _ => checks::evaluate(check, cx.ev)
+                .unwrap_or_else(|| Outcome::unjudged("not a deterministic check")),
+        },
         Rule::Safety(sc) => safety::evaluate(cx, sc, &item.name).await,
         Rule::TaskRubric => {
             let ask = llm::Ask {

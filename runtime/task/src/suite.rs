@@ -69,9 +69,11 @@ impl Suite {
         &self.inner.root
     }
 
-    /// Every folder holding a `task.yaml` under the root's `tasks/` folder, or under the root
-    /// when it has none (relative paths, sorted; `""` if the root itself is a task). Task folders are not searched further; hidden folders and
-    /// symlinked folders are skipped.
+    /// Every task folder of the suite (relative paths, sorted): with a `tasks/` folder,
+    /// `tasks/ID/task.yaml` and `tasks/GROUP/ID/task.yaml`; without one, `ID/task.yaml` and
+    /// `GROUP/ID/task.yaml` under the root (`""` if the root itself is a task). Nothing deeper
+    /// is searched ([`TASK_DEPTH`]), nor inside a task folder; hidden folders and symlinked
+    /// folders are skipped.
     pub fn discover(&self) -> Result<Vec<String>, Error> {
         if let Some(found) = self.inner.found.get() {
             return Ok(found.clone());
@@ -87,9 +89,9 @@ impl Suite {
                     .symlink_metadata(TASKS_DIR)
                     .is_ok_and(|m| m.is_symlink()) =>
             {
-                find_tasks(&tasks, TASKS_DIR, &mut found)?
+                find_tasks(&tasks, TASKS_DIR, &mut found, TASK_DEPTH)?
             }
-            _ => find_tasks(&root, "", &mut found)?,
+            _ => find_tasks(&root, "", &mut found, TASK_DEPTH)?,
         }
         found.sort();
         Ok(self.inner.found.get_or_init(|| found).clone())
@@ -271,10 +273,19 @@ fn io(file: &str, e: &std::io::Error) -> Error {
 /// The folder of a suite root that holds the tasks.
 pub const TASKS_DIR: &str = "tasks";
 
-/// Appends the task folders under `dir` (named `prefix` relative to the root) to `out`.
-fn find_tasks(dir: &Dir, prefix: &str, out: &mut Vec<String>) -> Result<(), Error> {
+/// Folder levels searched for task folders below the tasks folder (`tasks/`, or the root
+/// without one): `ID/task.yaml` and `GROUP/ID/task.yaml`, the layouts of Claw-Eval's checkout
+/// and of the bundled suite.
+pub const TASK_DEPTH: usize = 2;
+
+/// Appends the task folders at or under `dir` (named `prefix` relative to the root), at most
+/// `levels` folders down, to `out`.
+fn find_tasks(dir: &Dir, prefix: &str, out: &mut Vec<String>, levels: usize) -> Result<(), Error> {
     if dir.metadata(TASK_FILE).is_ok_and(|m| m.is_file()) {
         out.push(prefix.to_string());
+        return Ok(());
+    }
+    if levels == 0 {
         return Ok(());
     }
     let mut subs = Vec::new();
@@ -294,7 +305,7 @@ fn find_tasks(dir: &Dir, prefix: &str, out: &mut Vec<String>) -> Result<(), Erro
     for name in subs {
         let path = join(prefix, &name);
         let sub = dir.open_dir(&name).map_err(|e| io(&path, &e))?;
-        find_tasks(&sub, &path, out)?;
+        find_tasks(&sub, &path, out, levels - 1)?;
     }
     Ok(())
 }

@@ -100,6 +100,23 @@ pub(crate) async fn judge_item(cx: &mut Cx<'_>, a: &Ask<'_>) -> Outcome {
     if cx.model.is_none() {
         return Outcome::unjudged(NO_MODEL);
     }
+    // Never show the judge an empty filesystem as if the agent had written nothing.
+    if let Some(why) = &cx.ev.filesystem_missing {
+        let files: Vec<&str> = a
+            .evidence
+            .iter()
+            .filter_map(|s| match s {
+                Source::File(p) => Some(p.as_str()),
+                _ => None,
+            })
+            .collect();
+        if !files.is_empty() {
+            return Outcome::unjudged(format!(
+                "not judged: the item shows the judge {} and {why}",
+                files.join(", ")
+            ));
+        }
+    }
     let user = item_prompt(cx, a);
     ask(cx, a.name, prompt::EVAL_SYSTEM, user).await
 }

@@ -1,0 +1,145 @@
+//! `clawrun judge RUN --judge MODEL`: re-score a finished run with an LLM judge from its
+//! traces (no agent runs again) into a new run folder; see [`crate::run::rejudge`].
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clawrun_agents::llm::ModelConfig;
+
+use super::output::{error_line, outln};
+use super::report::{ReportFormats, write_reports};
+use crate::run::journal::{read_journal, run_journals};
+use crate::run::manifest::{resolve_suite, sibling_manifests};
+use crate::run::model_settings::{JudgeModelFlags, resolve_judge};
+use crate::run::rejudge::{RejudgeOptions, default_out, rejudge};
+
+/// Arguments of `clawrun judge`.
+#[derive(Debug, clap::Args)]
+pub struct JudgeArgs {
+    /// The finished run folder (the `--out` of `clawrun run`; shards are merged).
+    #[arg(value_name = "RUN")]
+    run: PathBuf,
+    /// The judge model: openai:MODEL, anthropic:MODEL or openrouter:MODEL (default: the
+    /// `judge:` model of --model-config).
+    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
+    judge: Option<ModelConfig>,
+    #[command(flatten)]
+    model_flags: JudgeModelFlags,
+    /// The suite root holding the run's tasks (default: the one recorded in run.json, tried
+    /// against the current directory, then the run folder's parent).
+    #[arg(long, value_name = "DIR")]
+    suite: Option<PathBuf>,
+    /// The new run folder (default: RUN-judged-<judge>, or the next free
+    /// RUN-judged-<judge>-<i>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Replace the run already in --out (its journal, manifests and reports).
+    #[arg(long)]
+    force: bool,
+    /// Serve the judge's answers from the response cache when present (keyed by the request
+    /// and the trial seed, as in `clawrun run --cache`).
+    #[arg(long)]
+    cache: bool,
+    /// Skip the probe request sent to the judge's endpoint first.
+    #[arg(long)]
+    no_probe: bool,
+    /// Trials judged at once (at least 1; default: the number of cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: Option<u64>,
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Where to write the HTML report (default: <new run>/report.html).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+}
+
+/// Runs `clawrun judge`.
+pub fn judge_command(args: JudgeArgs, quiet: bool) -> Result<i32> {
+    let judge = resolve_judge(args.judge.clone(), &args.model_flags)?;
+    let suite = match args.suite.clone() {
+        Some(suite) => suite,
+        None => {
+            let manifest = sibling_manifests(&args.run, "")?.into_iter().next();
+            let first_task = run_journals(&args.run)
+                .first()
+                .and_then(|j| read_journal(j).ok())
+                .and_then(|(records, _)| records.into_iter().next())
+                .map(|r| r.task_id)
+                .unwrap_or_default();
+            if first_task.is_empty() {
+                // Not a run folder: `rejudge` says so.
+                PathBuf::from(".")
+            } else {
+                resolve_suite(
+                    None,
+                    manifest.as_ref().and_then(|(_, m)| m["suite"].as_str()),
+                    &args.run,
+                    &first_task,
+                )?
+            }
+        }
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&args.run, &judge));
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        |n| usize::try_from(n).unwrap_or(usize::MAX),
+    );
+    let options = RejudgeOptions {
+        source: args.run.clone(),
+        out: out.clone(),
+        suite,
+        judge: judge.clone(),
+        cache: args.cache,
+        jobs,
+        force: args.force,
+        probe: !args.no_probe,
+        progress: !args.json && !quiet,
+    };
+    let result = rejudge(&options)?;
+    let html = args.html.unwrap_or_else(|| out.join("report.html"));
+    let formats = ReportFormats {
+        json: args.json,
+        html: Some(html.clone()),
+        markdown: Some(out.join("report.md")),
+        prices: None,
+        width: None,
+    };
+    write_reports(std::slice::from_ref(&out), &formats, 0)?;
+    if !args.json {
+        outln!(
+            "judged {} trials of {} with {}   run folder: {}   report: {}{}",
+            result.judged,
+            args.run.display(),
+            judge.describe(),
+            out.display(),
+            html.display(),
+            if result.interrupted {
+                "   (interrupted: run again with --force)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    if result.without_files > 0 {
+        error_line(format_args!(
+            "clawrun: note: {} llm_judge item(s) show files to the judge (file:PATH), which the traces do not keep: they are unjudged (judge them in the run itself: clawrun run --judge)",
+            result.without_files
+        ));
+    }
+    if result.interrupted {
+        return Ok(130);
+    }
+    if result.failed_calls > 0 {
+        error_line(format_args!(
+            "clawrun: {} judge call(s) failed; their items are unjudged (exit status 1; run again with --force --out {})",
+            result.failed_calls,
+            out.display()
+        ));
+        return Ok(1);
+    }
+    Ok(0)
+}

@@ -1,0 +1,79 @@
+//! The log on stderr (tracing): warnings by default, more with `-v` (repeatable), errors only
+//! with `-q`; `RUST_LOG` (or `CLAWRUN_LOG`), when set, decides instead with the usual
+//! `tracing` filter syntax (`RUST_LOG=clawrun=debug,hyper=info`).
+
+use tracing_subscriber::EnvFilter;
+
+/// The verbosity flags every command takes.
+#[derive(Debug, clap::Args)]
+pub struct Verbosity {
+    /// Log more on stderr: -v info, -vv debug, -vvv trace (clawrun's own crates), -vvvv
+    /// everything. RUST_LOG, when set, decides instead.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// Log only errors, and show no progress bar.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+}
+
+/// clawrun's own crates, whose level `-v` raises.
+const OWN_CRATES: &[&str] = &[
+    "clawrun",
+    "clawrun_vfs",
+    "clawrun_task",
+    "clawrun_agents",
+    "clawrun_judge",
+    "clawrun_report",
+    "clawrun_pdf",
+];
+
+/// The filter the flags ask for (`RUST_LOG` aside).
+pub fn directives(v: &Verbosity) -> String {
+    let own = match (v.quiet, v.verbose) {
+        (true, _) => return "error".into(),
+        (false, 0) => return "warn".into(),
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        (false, 3) => "trace",
+        (false, _) => return "trace".into(),
+    };
+    let mut out = String::from("warn");
+    for krate in OWN_CRATES {
+        out.push_str(&format!(",{krate}={own}"));
+    }
+    out
+}
+
+/// Installs the stderr log.
+pub fn init(v: &Verbosity) {
+    let from_env = ["RUST_LOG", "CLAWRUN_LOG"]
+        .into_iter()
+        .find_map(|var| std::env::var(var).ok().filter(|s| !s.trim().is_empty()));
+    let filter = match from_env {
+        Some(text) => EnvFilter::new(text),
+        None => EnvFilter::new(directives(v)),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Verbosity, directives};
+
+    fn of(verbose: u8, quiet: bool) -> String {
+        directives(&Verbosity { verbose, quiet })
+    }
+
+    #[test]
+    fn each_v_raises_clawrun_s_own_level() {
+        assert_eq!(of(0, false), "warn");
+        assert_eq!(of(0, true), "error");
+        assert!(of(1, false).starts_with("warn,clawrun=info,"));
+        assert!(of(2, false).contains(",clawrun_agents=debug"));
+        assert!(of(3, false).contains(",clawrun_judge=trace"));
+        assert_eq!(of(4, false), "trace");
+    }
+}
