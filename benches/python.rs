@@ -1,5 +1,7 @@
 //! Python in the sandbox: interpreter start-up (`print(1)`), a pandas job (import, read a
-//! 10,000-row CSV, group, write a CSV) and the same through the Bash tool as an agent's call.
+//! 10,000-row CSV, group, write a CSV), the same through the Bash tool as an agent's call, and
+//! an oracle trial of the bundled task `data_xlsx_headcount_cost` (two `python3` calls reading
+//! an Excel workbook with pandas, the judge's Python check, the judge).
 //! Needs `clawrun setup python`. Compare with native `python3` on the same machine:
 //! `hyperfine 'python3 -c "print(1)"'` and the same pandas script.
 
@@ -11,6 +13,9 @@ use clawrun::sandbox::fs::SharedFs;
 use clawrun::sandbox::{RunConfig, Sandbox, SandboxConfig};
 use clawrun::tools::{ToolCall, ToolEnv, ToolState, Toolbox};
 use clawrun::vfs::Vfs;
+use clawrun::judge::ScoreConfig;
+use clawrun::run::AgentSpec;
+use clawrun::trial::{Harness, Limits, TaskEnv, run_trial};
 use criterion::Criterion;
 
 const PANDAS_JOB: &str = "import pandas as pd; df = pd.read_csv('data.csv'); \
@@ -86,6 +91,44 @@ fn main() {
             let out = tools.call(&sandbox, call, vfs.fork(), &env).unwrap();
             assert!(out.output.contains("18 out.csv"), "{}", out.output);
             black_box(out);
+        })
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let harness = Harness::new().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let suite = clawrun::task::Suite::open(root).unwrap();
+    let task = TaskEnv::prepare(
+        suite.load("tasks/general/data_xlsx_headcount_cost").unwrap(),
+        None,
+    )
+    .unwrap();
+    let mut trial = 0u32;
+    g.bench_function("oracle_trial_data_xlsx_headcount_cost", |b| {
+        b.iter(|| {
+            trial += 1;
+            let mut agent = AgentSpec::Oracle.build(&task, None, 0).unwrap();
+            let out = run_trial(
+                &rt,
+                &harness,
+                &task,
+                1,
+                trial,
+                agent.as_mut(),
+                None,
+                &Limits::of(&task),
+            )
+            .unwrap();
+            let v = rt.block_on(clawrun::judge::judge(
+                &task.loaded.task,
+                &out.evidence,
+                None,
+                &ScoreConfig::default(),
+            ));
+            assert_eq!(v.scores.score, 1.0);
+            black_box(v);
         })
     });
     g.finish();
