@@ -7,15 +7,15 @@
 
 use std::hint::black_box;
 
+use clawrun::judge::ScoreConfig;
 use clawrun::python::{PythonRuntime, install};
+use clawrun::run::AgentSpec;
 use clawrun::sandbox::cache::ComponentCache;
 use clawrun::sandbox::fs::SharedFs;
 use clawrun::sandbox::{RunConfig, Sandbox, SandboxConfig};
 use clawrun::tools::{ToolCall, ToolEnv, ToolState, Toolbox};
-use clawrun::vfs::Vfs;
-use clawrun::judge::ScoreConfig;
-use clawrun::run::AgentSpec;
 use clawrun::trial::{Harness, Limits, TaskEnv, run_trial};
+use clawrun::vfs::Vfs;
 use criterion::Criterion;
 
 const PANDAS_JOB: &str = "import pandas as pd; df = pd.read_csv('data.csv'); \
@@ -101,7 +101,9 @@ fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let suite = clawrun::task::Suite::open(root).unwrap();
     let task = TaskEnv::prepare(
-        suite.load("tasks/general/data_xlsx_headcount_cost").unwrap(),
+        suite
+            .load("tasks/general/data_xlsx_headcount_cost")
+            .unwrap(),
         None,
     )
     .unwrap();

@@ -50,8 +50,9 @@ pub fn from_git(root: &Path) -> Option<(Commit, Vec<PathBuf>)> {
     let mut watch = Vec::new();
     if let Some(dir) = git(root, &["rev-parse", "--absolute-git-dir"]) {
         watch.push(PathBuf::from(&dir).join("HEAD"));
+        // Relative to the folder git ran in (`.git` in a plain clone; absolute in a worktree).
         let common = git(root, &["rev-parse", "--git-common-dir"])
-            .map(|c| Path::new(&dir).join(c))
+            .map(|c| root.join(c))
             .unwrap_or_else(|| PathBuf::from(&dir));
         // On a branch, the branch's ref moves with each commit (loose, or packed).
         if let Some(branch) = git(root, &["symbolic-ref", "-q", "HEAD"]) {

@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 rm -rf snapshots/golden
 cargo run --release -q -- run --suite . --agent oracle --trials 1 --seed 42 \
   --faults claw-eval:0.3 --out snapshots/golden --json > /dev/null
-rm -f snapshots/golden/report.html snapshots/golden/report.md
+rm -f snapshots/golden/report.html snapshots/golden/report.md snapshots/golden/timings.jsonl
 echo "recorded $(wc -l < snapshots/golden/journal.jsonl) trials in snapshots/golden"

@@ -515,8 +515,10 @@ fn a_tool_that_runs_out_of_fuel_comes_back_as_a_tool_error() {
     );
     assert!(out.is_error, "{}", out.output);
     assert!(
-        out.output
-            .starts_with("Bash failed: the program ran out of fuel after 10000000000 units"),
+        out.output.starts_with(&format!(
+            "Bash failed: the program ran out of fuel after {} units",
+            clawrun::tools::BASH_FUEL
+        )),
         "{}",
         out.output
     );

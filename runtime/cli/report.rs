@@ -179,7 +179,10 @@ fn arms_of(runs: &[PathBuf]) -> Result<Vec<ArmFolders>> {
     let mut arms: Vec<ArmFolders> = Vec::new();
     for run in runs {
         let manifests = crate::run::manifest::sibling_manifests(run, "")?;
-        let header = RunHeader::from_manifests(&run.display().to_string(), &manifests);
+        let mut header = RunHeader::from_manifests(&run.display().to_string(), &manifests);
+        if let Some(started) = timings(std::slice::from_ref(run))?.first_started {
+            header.text.push_str(&format!(", started {started}"));
+        }
         let (key, agent) = match manifests.first() {
             Some((_, m)) => {
                 let mut settings = m.clone();

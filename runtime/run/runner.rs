@@ -278,6 +278,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let (journal, _) = Journal::open(&journal_path)?;
     let mut timings = super::timings::TimingsFile::open(&options.out, options.shard)?;
     let session_start = std::time::Instant::now();
+    let session_started = std::time::SystemTime::now();
 
     // Pairs in a fixed order; the shard keeps its own; finished (scored) trials are skipped.
     let mut pending = Vec::new();
@@ -417,7 +418,11 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         Ok(())
     })?;
     bar.finish_and_clear();
-    timings.session(session_start.elapsed().as_millis() as u64, ran)?;
+    timings.session(
+        session_started,
+        session_start.elapsed().as_millis() as u64,
+        ran,
+    )?;
     if let Some(e) = first_error {
         return Err(e.context(
             "the run stopped; finished trials are in the journal (continue with --resume)",

@@ -6,6 +6,8 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use std::time::{SystemTime, UNIX_EPOCH};
+
 use anyhow::{Context, Result};
 use clawrun_report::{TimingLine, TrialRecord};
 
@@ -43,11 +45,12 @@ impl TimingsFile {
         })
     }
 
-    /// Records the session's end: its wall time and the attempts it finished.
-    pub fn session(&mut self, wall_ms: u64, trials: usize) -> Result<()> {
+    /// Records the session's end: when it started, its wall time and the attempts it finished.
+    pub fn session(&mut self, started: SystemTime, wall_ms: u64, trials: usize) -> Result<()> {
         self.write(&TimingLine::Session {
             wall_ms,
             trials: trials as u32,
+            started: Some(utc_timestamp(started)),
         })
     }
 
@@ -55,5 +58,32 @@ impl TimingsFile {
     fn write(&mut self, line: &TimingLine) -> Result<()> {
         writeln!(self.file, "{}", line.to_line())
             .with_context(|| format!("appending to {}", self.path.display()))
+    }
+}
+
+/// `time` as RFC 3339 UTC to the second, e.g. `2026-11-25T19:30:12Z`.
+pub fn utc_timestamp(time: SystemTime) -> String {
+    let secs = time
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let (y, m, d) = crate::services::time::civil_from_days(secs.div_euclid(86_400));
+    let t = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_rfc3339() {
+        let t = UNIX_EPOCH + std::time::Duration::from_secs(1_795_635_012);
+        assert_eq!(utc_timestamp(t), "2026-11-25T19:30:12Z");
+        assert_eq!(utc_timestamp(UNIX_EPOCH), "1970-01-01T00:00:00Z");
     }
 }

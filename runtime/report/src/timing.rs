@@ -29,6 +29,9 @@ pub enum TimingLine {
         wall_ms: u64,
         /// Trial attempts it finished.
         trials: u32,
+        /// When it started, UTC (`2026-11-25T19:30:12Z`); absent in files of older runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        started: Option<String>,
     },
 }
 
@@ -48,6 +51,8 @@ pub struct Timings {
     pub session_ms: u64,
     /// Sessions seen.
     pub sessions: u32,
+    /// The earliest session start recorded (UTC, RFC 3339).
+    pub first_started: Option<String>,
 }
 
 impl Timings {
@@ -87,9 +92,16 @@ impl Timings {
                 trial,
                 wall_ms,
             } => *self.trials.entry((task_id, trial)).or_default() += wall_ms,
-            TimingLine::Session { wall_ms, .. } => {
+            TimingLine::Session {
+                wall_ms, started, ..
+            } => {
                 self.session_ms += wall_ms;
                 self.sessions += 1;
+                if let Some(s) = started
+                    && self.first_started.as_ref().is_none_or(|f| s < *f)
+                {
+                    self.first_started = Some(s);
+                }
             }
         }
     }

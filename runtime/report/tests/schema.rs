@@ -46,6 +46,7 @@ fn fixture_with_totals(prices: &Prices) -> Summary {
     timings.add(TimingLine::Session {
         wall_ms: 5000,
         trials: 12,
+        started: None,
     });
     let inputs = Inputs {
         timings,

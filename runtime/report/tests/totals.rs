@@ -58,6 +58,12 @@ fn timings_sum_attempts_and_sessions_and_skip_a_torn_line() {
         TimingLine::Session {
             wall_ms: 4000,
             trials: 2,
+            started: Some("2026-11-25T19:30:12Z".into()),
+        },
+        TimingLine::Session {
+            wall_ms: 0,
+            trials: 0,
+            started: Some("2026-11-24T08:00:00Z".into()),
         },
     ]
     .iter()
@@ -66,7 +72,9 @@ fn timings_sum_attempts_and_sessions_and_skip_a_torn_line() {
         + "{\"type\":\"trial\",\"task_";
     t.read(text.as_bytes(), "timings.jsonl").unwrap();
     assert_eq!(t.trial_ms("T1", 0), Some(2000));
-    assert_eq!((t.session_ms, t.sessions), (4000, 1));
+    assert_eq!((t.session_ms, t.sessions), (4000, 2));
+    // The earliest session start is the run's.
+    assert_eq!(t.first_started.as_deref(), Some("2026-11-24T08:00:00Z"));
     let err = Timings::default()
         .read("not json\n".as_bytes(), "timings.jsonl")
         .unwrap_err()
@@ -90,6 +98,7 @@ fn totals_and_cost_reach_tasks_aggregates_and_every_format() {
     timings.add(TimingLine::Session {
         wall_ms: 61_000,
         trials: 12,
+        started: None,
     });
     let prices = Prices::parse(PRICES, "prices.yaml").unwrap();
     let inputs = Inputs {
