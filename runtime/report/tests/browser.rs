@@ -5,42 +5,18 @@
 //! `CLAWRUN_SKIP_BROWSER_TESTS=1` to skip these tests (a loud note is printed).
 
 mod common;
+// The Chromium runner the root crate's command-line tests use too.
+#[allow(dead_code)]
+#[path = "../../../tests/browser/mod.rs"]
+mod browser;
 
-use std::fs::{self, File};
+use browser::{chromium, run_chromium};
+
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use clawrun_report::{Summary, render_html};
-
-/// How long one Chromium run may take before it is killed (a hang guard, not an assertion).
-const HANG_GUARD: Duration = Duration::from_secs(300);
-
-/// `None` (after a loud note) when browser tests are skipped; otherwise Chromium's path, or a
-/// failure saying how to install it.
-fn chromium() -> Option<PathBuf> {
-    if std::env::var("CLAWRUN_SKIP_BROWSER_TESTS").as_deref() == Ok("1") {
-        // Written past the test harness's output capture, so it shows in every run.
-        let _ = std::io::stderr().write_all(
-            b"\n!!! CLAWRUN_SKIP_BROWSER_TESTS=1: SKIPPING the headless-Chromium checks of the HTML report !!!\n",
-        );
-        return None;
-    }
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .flat_map(|dir| ["chromium", "chromium-browser"].map(|n| dir.join(n)))
-            .find(|p| p.is_file())
-    });
-    match found {
-        Some(p) => Some(p),
-        None => panic!(
-            "chromium not found on PATH: the HTML report's browser tests need it.\n\
-             Install it with `sudo apt-get install -y chromium` (Debian's package),\n\
-             or set CLAWRUN_SKIP_BROWSER_TESTS=1 to skip these tests."
-        ),
-    }
-}
 
 /// A fresh folder under the target dir for one test.
 fn workdir(name: &str) -> PathBuf {
@@ -59,42 +35,6 @@ fn write_report(dir: &Path) -> PathBuf {
     let path = dir.join("report.html");
     fs::write(&path, render_html(&summary, &common::views())).unwrap();
     path
-}
-
-/// Runs headless Chromium with `args` then `url`; returns (success, stdout).
-fn run_chromium(exe: &Path, dir: &Path, args: &[&str], url: &str) -> (bool, String) {
-    let out_path = dir.join("chromium.stdout");
-    let err_path = dir.join("chromium.stderr");
-    let mut child = Command::new(exe)
-        .args([
-            "--headless",
-            "--disable-gpu",
-            "--no-sandbox",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--disable-extensions",
-        ])
-        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
-        .args(args)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(File::create(&out_path).unwrap())
-        .stderr(File::create(&err_path).unwrap())
-        .spawn()
-        .expect("start chromium");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > HANG_GUARD {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium hung; its stderr is in {}", err_path.display());
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    (status.success(), fs::read_to_string(&out_path).unwrap())
 }
 
 /// The DOM after the page's script ran.
