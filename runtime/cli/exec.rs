@@ -274,10 +274,16 @@ fn run_reactor(
         .ok()
         .flatten();
     let stdlib = match &installed {
-        Some(i) if std::fs::read(i.module()).ok().as_deref() == Some(bytes) => Some(
-            std::fs::read(i.stdlib())
-                .with_context(|| format!("reading {}", i.stdlib().display()))?,
-        ),
+        Some(i)
+            if [i.module(), i.snapshot()]
+                .iter()
+                .any(|m| std::fs::read(m).ok().as_deref() == Some(bytes)) =>
+        {
+            Some(
+                std::fs::read(i.stdlib())
+                    .with_context(|| format!("reading {}", i.stdlib().display()))?,
+            )
+        }
         _ => None,
     };
     let runtime =

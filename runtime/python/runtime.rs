@@ -92,11 +92,12 @@ pub fn componentize(module: &[u8]) -> Result<Vec<u8>> {
 }
 
 impl PythonRuntime {
-    /// Loads the interpreter of `install`: compiled once per machine (the compile cache in
-    /// `cache_dir`, keyed by the module's hash and this engine's configuration; the first
-    /// compile takes minutes), then mapped from the cache in milliseconds.
+    /// Loads the pre-initialised interpreter of `install`: compiled once per machine (the
+    /// compile cache in `cache_dir`, keyed by the module's hash and this engine's
+    /// configuration; the first compile takes minutes), then mapped from the cache in
+    /// milliseconds.
     pub fn load(install: &Installation, cache_dir: Option<&Path>) -> Result<Self> {
-        let module_path = install.module();
+        let module_path = install.snapshot();
         let module = std::fs::read(&module_path)
             .with_context(|| format!("reading {}", module_path.display()))?;
         let stdlib_path = install.stdlib();
