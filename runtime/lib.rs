@@ -9,6 +9,7 @@ pub use clawrun_report as report;
 pub use clawrun_task as task;
 pub use clawrun_vfs as vfs;
 
+pub mod claw_eval;
 pub mod cli;
 pub mod faults;
 pub mod python;

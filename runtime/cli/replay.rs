@@ -11,6 +11,7 @@ use clawrun_report::Status;
 use super::UsageError;
 use super::output::outln;
 use super::report::load_runs;
+use crate::run::grading::{GraderChoice, Grading};
 use crate::run::manifest::sibling_manifests;
 use crate::run::trial_record::{TrialContext, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
@@ -121,6 +122,14 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    // Graded as the run was: the recorded --grader and --claw-eval.
+    let choice = match meta["grader"]["choice"].as_str() {
+        Some(c) => <GraderChoice as clap::ValueEnum>::from_str(c, false)
+            .map_err(|e| UsageError(format!("run.json: grader.choice: {e}")))?,
+        None => GraderChoice::Auto,
+    };
+    let checkout = meta["grader"]["checkout"].as_str().map(PathBuf::from);
+    let grading = Grading::resolve(choice, checkout.as_deref(), &options.suite)?;
     let cx = TrialContext {
         harness: &harness,
         agent: &options.agent,
@@ -130,6 +139,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         user_model: None,
         max_tokens: None,
         score: &options.score,
+        grading: &grading,
     };
     let mut diverged = 0;
     for record in &records {

@@ -9,6 +9,7 @@ use clawrun_judge::ScoreConfig;
 use super::UsageError;
 use super::output::outln;
 use super::report::{ReportFormats, write_reports};
+use crate::run::grading::GraderChoice;
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
 use crate::run::{AgentSpec, RunOptions, Shard, run};
@@ -100,6 +101,16 @@ pub struct RunArgs {
     /// Where to write the HTML report (default: <run>/report.html).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Which grader scores the trials: `auto` (a task's Claw-Eval `grader.py` when the run has a
+    /// checkout with one, else clawrun's rubric), `claw-eval`, `clawrun`, or `both` (Claw-Eval's
+    /// scores, clawrun's verdict kept beside them and compared in the report).
+    #[arg(long, value_enum, default_value_t = GraderChoice::Auto)]
+    grader: GraderChoice,
+    /// A Claw-Eval checkout (src/claw_eval/, tasks/<ID>/grader.py) whose graders are used
+    /// (default: the suite, when it is one; for --grader claw-eval|both also the suite's
+    /// third_party/claw-eval).
+    #[arg(long, value_name = "DIR")]
+    claw_eval: Option<PathBuf>,
 }
 
 /// Runs `clawrun run`.
@@ -154,6 +165,8 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         infra_retries: 2,
         progress: !args.json && !quiet,
         probe: !args.no_probe,
+        grader: args.grader,
+        claw_eval: args.claw_eval.clone(),
     };
     let result = run(&options)?;
     let html = args.html.unwrap_or_else(|| out.join("report.html"));

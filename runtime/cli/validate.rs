@@ -199,16 +199,8 @@ fn validate_task(
 /// The task's `careless.yaml` (an agent that takes the trap, in the oracle format), as a
 /// scripted agent, if the task folder has one.
 fn careless_script(task: &TaskEnv) -> Result<Option<AgentSpec>> {
-    let Ok(bytes) = task.loaded.read_task_file(CARELESS_FILE) else {
-        return Ok(None);
-    };
-    let origin = format!("{}/{CARELESS_FILE}", task.loaded.dir);
     // A broken careless.yaml is a bad task file (exit status 2).
-    let text = String::from_utf8(bytes).map_err(|_| UsageError(format!("{origin}: not UTF-8")))?;
     let script =
-        clawrun_task::Oracle::from_yaml(&text, &origin).map_err(|e| UsageError(e.to_string()))?;
-    Ok(Some(AgentSpec::Inline("careless".into(), script)))
+        crate::run::agent_spec::careless_script(task).map_err(|e| UsageError(format!("{e:#}")))?;
+    Ok(script.map(|s| AgentSpec::Inline("careless".into(), s)))
 }
-
-/// The file holding a task's careless agent.
-pub const CARELESS_FILE: &str = "careless.yaml";

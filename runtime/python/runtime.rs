@@ -28,7 +28,8 @@ const WASM_STACK: usize = 8 << 20;
 const THREAD_STACK: usize = 32 << 20;
 
 /// The world the interpreter module is given as a component: its `host` bridge import (the
-/// wheel's host-tools door; clawrun offers no host tools, so every call answers -1) and its
+/// wheel's host door, which clawrun serves as a doorbell when the run offers one, see
+/// [`crate::sandbox::door`]; otherwise every call answers -1) and its
 /// `run` export, which runs the interpreter over its argv and returns the exit status.
 const WORLD: &str = r#"
 package clawrun:python;
@@ -129,7 +130,14 @@ impl PythonRuntime {
         clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         linker
             .instance("host")
-            .and_then(|mut host| host.func_wrap("call", |_, _: (i32, i32, i32, i32)| Ok((-1i32,))))
+            .and_then(|mut host| {
+                host.func_wrap(
+                    "call",
+                    |store: wasmtime::StoreContextMut<'_, StoreData>, _: (i32, i32, i32, i32)| {
+                        Ok((store.data().ring_door(),))
+                    },
+                )
+            })
             .map_err(anyhow::Error::from)?;
         let pre = linker
             .instantiate_pre(&component)

@@ -24,23 +24,27 @@ pub enum AgentSpec {
     Idle,
     /// A named script already read (e.g. a task's careless agent), played without retries.
     Inline(String, clawrun_task::Oracle),
+    /// Each task's careless agent (its folder's `careless.yaml`: an agent that takes the
+    /// task's trap or cuts a corner), played without retries.
+    Careless,
 }
 
 impl AgentSpec {
     /// Parses `oracle`, `scripted:FILE`, `replay:RUN`, `openai:MODEL`, `anthropic:MODEL`,
-    /// `openrouter:MODEL` (the OpenAI protocol at OpenRouter), `idle`.
+    /// `openrouter:MODEL` (the OpenAI protocol at OpenRouter), `idle`, `careless`.
     pub fn parse(text: &str) -> Result<AgentSpec, String> {
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
         match (kind, rest) {
             ("oracle", "") => Ok(AgentSpec::Oracle),
             ("idle", "") => Ok(AgentSpec::Idle),
+            ("careless", "") => Ok(AgentSpec::Careless),
             ("scripted", f) if !f.is_empty() => Ok(AgentSpec::Scripted(f.into())),
             ("replay", r) if !r.is_empty() => Ok(AgentSpec::Replay(r.into())),
             ("openai" | "anthropic" | "openrouter", m) if !m.is_empty() => {
                 ModelConfig::from_spec(text).map(AgentSpec::Model)
             }
             _ => Err(format!(
-                "--agent {text:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL or idle"
+                "--agent {text:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL, idle or careless"
             )),
         }
     }
@@ -54,6 +58,7 @@ impl AgentSpec {
             AgentSpec::Replay(p) => format!("replay:{}", p.display()),
             AgentSpec::Model(m) => m.describe(),
             AgentSpec::Inline(name, _) => name.clone(),
+            AgentSpec::Careless => "careless".into(),
         }
     }
 
@@ -98,6 +103,20 @@ impl AgentSpec {
                     RetryPolicy::NONE,
                 ))
             }
+            AgentSpec::Careless => {
+                let script = careless_script(task)?.ok_or_else(|| {
+                    anyhow!(
+                        "{}/{CARELESS_FILE}: the task has no careless agent (pick another --agent)",
+                        task.loaded.dir
+                    )
+                })?;
+                Box::new(ScriptAgent::new(
+                    "careless".into(),
+                    script.steps.iter().map(oracle_step).collect(),
+                    script.answer,
+                    RetryPolicy::NONE,
+                ))
+            }
             AgentSpec::Inline(name, script) => Box::new(ScriptAgent::new(
                 name.clone(),
                 script.steps.iter().map(oracle_step).collect(),
@@ -117,6 +136,21 @@ impl AgentSpec {
             )),
         })
     }
+}
+
+/// The file holding a task's careless agent.
+pub const CARELESS_FILE: &str = "careless.yaml";
+
+/// The task's `careless.yaml` (an agent that takes the trap, in the oracle format), if the task
+/// folder has one; a broken file is an error naming it.
+pub fn careless_script(task: &TaskEnv) -> Result<Option<clawrun_task::Oracle>> {
+    let Ok(bytes) = task.loaded.read_task_file(CARELESS_FILE) else {
+        return Ok(None);
+    };
+    let origin = format!("{}/{CARELESS_FILE}", task.loaded.dir);
+    let text = String::from_utf8(bytes).map_err(|_| anyhow!("{origin}: not UTF-8"))?;
+    let script = clawrun_task::Oracle::from_yaml(&text, &origin).map_err(|e| anyhow!("{e}"))?;
+    Ok(Some(script))
 }
 
 /// A task's oracle step as the script agent plays it.

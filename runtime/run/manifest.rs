@@ -64,6 +64,19 @@ pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv
             "pass_threshold": options.score.pass_threshold,
         },
         "tasks": task_hashes,
+        "grader": grader(options),
+    })
+}
+
+/// The grading settings (`--grader`, `--claw-eval`); `null` for the default with no checkout
+/// named, so manifests written before these flags existed still match.
+fn grader(options: &RunOptions) -> Value {
+    if options.grader == super::grading::GraderChoice::Auto && options.claw_eval.is_none() {
+        return Value::Null;
+    }
+    json!({
+        "choice": options.grader.as_str(),
+        "checkout": options.claw_eval.as_ref().map(|p| p.display().to_string()),
     })
 }
 

@@ -15,6 +15,8 @@
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
 
 pub mod agent_spec;
+pub mod claw_eval_grading;
+pub mod grading;
 pub mod journal;
 pub mod manifest;
 pub mod model_settings;

@@ -86,6 +86,8 @@ const FIELDS: &[(&str, Option<&str>)] = &[
     ("score.completion_weight", None),
     ("score.robustness_weight", None),
     ("trace_version", None),
+    ("grader.choice", Some("--grader")),
+    ("grader.checkout", Some("--claw-eval")),
 ];
 
 /// Checks this invocation against the run folder (`--resume`: its own manifest and journal;

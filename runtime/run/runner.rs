@@ -13,6 +13,7 @@ use clawrun_report::{Status, TrialRecord};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::agent_spec::AgentSpec;
+use super::grading::{GraderChoice, Grading};
 use super::journal::{Journal, latest};
 use super::preflight::{self, Models, SetupError};
 use super::selection::TaskFilter;
@@ -72,6 +73,11 @@ pub struct RunOptions {
     /// Before the run folder is made, send each model endpoint a probe request (`GET
     /// /models`) and refuse to start when it cannot be reached or refuses the key.
     pub probe: bool,
+    /// `--grader`: which grader judges the trials.
+    pub grader: GraderChoice,
+    /// `--claw-eval`: the Claw-Eval checkout whose graders are used (default: the suite, when
+    /// it is one).
+    pub claw_eval: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -101,6 +107,8 @@ impl RunOptions {
             infra_retries: 0,
             progress: false,
             probe: false,
+            grader: GraderChoice::Auto,
+            claw_eval: None,
         }
     }
 
@@ -255,6 +263,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     };
     // Bad settings and dead endpoints are found before the run folder exists.
     let watched = preflight::check(&agent, &models, options.probe)?;
+    let grading = Grading::resolve(options.grader, options.claw_eval.as_deref(), &options.suite)?;
     let judge = judge_config
         .map(LlmClient::new)
         .transpose()
@@ -319,6 +328,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         user_model: user_model.as_ref(),
         max_tokens: options.max_tokens,
         score: &score,
+        grading: &grading,
     };
     let jobs = options.jobs.max(1).min(pending.len().max(1));
     let mut journal = journal;

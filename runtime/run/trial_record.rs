@@ -11,6 +11,7 @@ use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
 
 use super::agent_spec::{AgentSpec, recorded_trace};
+use super::grading::{Grading, TaskGrading};
 use crate::tools::InstallationError;
 use crate::trial::execution::not_started;
 use crate::trial::{
@@ -36,6 +37,8 @@ pub struct TrialContext<'a> {
     pub max_tokens: Option<u64>,
     /// Score weights and threshold.
     pub score: &'a ScoreConfig,
+    /// Which grader judges each task.
+    pub grading: &'a Grading,
 }
 
 /// Runs, judges and records trial `trial` of `task`.
@@ -75,23 +78,42 @@ pub fn run_and_record(
     )
     .with_context(|| format!("writing {}/changes.json", dir.display()))?;
 
-    let status = match output.outcome {
+    let mut status = match output.outcome {
         Outcome::InfraError => Status::InfraError,
         Outcome::TaskError => Status::TaskError,
         _ => Status::Scored,
     };
+    let mut error = output.error.clone();
     // The judge's cached verdicts are keyed by the trial seed too (see README `--cache`).
     let judge = cx.judge.map(|j| j.for_sample(output.seed));
-    let verdict = if status != Status::Scored {
-        None
-    } else {
-        Some(rt.block_on(clawrun_judge::judge(
+    let native = || {
+        rt.block_on(clawrun_judge::judge(
             &task.loaded.task,
             &output.evidence,
             judge.as_ref().map(|m| m as &dyn Complete),
             cx.score,
-        )))
+        ))
     };
+    let (mut verdict, mut grader, mut native_verdict) = (None, None, None);
+    if status == Status::Scored {
+        match cx.grading.for_task(&task.loaded) {
+            TaskGrading::Native => verdict = Some(native()),
+            plan => {
+                grader = Some("claw-eval".to_string());
+                if plan == TaskGrading::Both {
+                    native_verdict = Some(native());
+                }
+                match super::claw_eval_grading::grade(rt, cx, task, trial, &output, &dir) {
+                    Ok(v) => verdict = Some(v),
+                    Err(e) if InstallationError::is(&e) => return Err(e),
+                    Err(e) => {
+                        status = Status::TaskError;
+                        error = Some(format!("{e:#}"));
+                    }
+                }
+            }
+        }
+    }
     Ok(TrialRecord {
         task_id: task.id().to_string(),
         category: task.loaded.task.category.clone().unwrap_or_default(),
@@ -100,7 +122,7 @@ pub fn run_and_record(
         seed: output.seed,
         agent: cx.agent.describe(),
         status,
-        error: output.error.clone(),
+        error,
         outcome: output.outcome,
         turns: output.turns,
         user_rounds: output.user_rounds,
@@ -112,6 +134,8 @@ pub fn run_and_record(
         task_hash: task.loaded.hash_hex(),
         trace: format!("{}/{trial}/trace.jsonl", task.id()),
         verdict,
+        grader,
+        native_verdict,
         limits: output.limits.clone(),
     })
 }

@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod clock;
+pub mod door;
 pub mod fault;
 pub mod fs;
 pub mod http;

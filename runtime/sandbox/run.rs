@@ -16,6 +16,7 @@ use wasmtime_wasi_http::WasiHttpCtx;
 
 use super::cache::ComponentCache;
 use super::clock::{self, VirtualClock};
+use super::door::Door;
 use super::fault::{FsFaultHook, NoFaults};
 use super::fs::{self, Preopen, SharedFs, WasiVfsCtx};
 use super::http::{HttpRouter, NoNetwork, RouterHooks};
@@ -102,6 +103,9 @@ pub struct RunConfig {
     pub deadline: Option<Duration>,
     /// Runs `python3` for the guest (`clawrun:process/python`); `None`: not offered.
     pub python: Option<Arc<dyn PythonHost>>,
+    /// Serves the Python interpreter's host door (see [`super::door`]); `None`: the door
+    /// answers "no host".
+    pub door: Option<Arc<dyn Door>>,
 }
 
 /// Default fuel: about a second or two of guest compute.
@@ -132,6 +136,7 @@ impl Default for RunConfig {
             http: Box::new(NoNetwork),
             deadline: Some(DEFAULT_DEADLINE),
             python: None,
+            door: None,
         }
     }
 }
@@ -417,6 +422,7 @@ pub(crate) fn prepare_store(
         limits: MemoryLimiter::new(config.max_memory),
         http: WasiHttpCtx::new(),
         http_hooks: RouterHooks::new(config.http),
+        door: config.door,
         process: ProcessCtx {
             python: config.python,
             seed: config.seed,
@@ -433,7 +439,9 @@ pub(crate) fn prepare_store(
             store.set_epoch_deadline(ticks(limit));
             store.epoch_deadline_trap();
         }
-        None => store.set_epoch_deadline(u64::MAX),
+        // The deadline is relative to the engine's current epoch: half the range never
+        // overflows and is never reached.
+        None => store.set_epoch_deadline(u64::MAX / 2),
     }
     Ok(PreparedStore {
         store,

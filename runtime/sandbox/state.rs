@@ -20,6 +20,19 @@ pub struct StoreData {
     pub(super) http: WasiHttpCtx,
     pub(super) http_hooks: RouterHooks,
     pub(super) process: ProcessCtx,
+    /// Serves the interpreter's host door, when the run offers one.
+    pub(crate) door: Option<std::sync::Arc<dyn super::door::Door>>,
+}
+
+impl StoreData {
+    /// The guest rang the interpreter's host door: the run's door answers, over the run's
+    /// own filesystem; without one, "no host".
+    pub(crate) fn ring_door(&self) -> i32 {
+        match &self.door {
+            Some(door) => door.ring(&self.vfs.fs),
+            None => super::door::NO_HOST,
+        }
+    }
 }
 
 impl WasiHttpView for StoreData {

@@ -18,6 +18,9 @@ pub enum ItemSource {
     /// clawrun's own gate on the Judge phase's integrity: present (and failed) only when the
     /// agent tampered with the judge's files.
     Integrity,
+    /// A Claw-Eval checkout's own `grader.py` (`--grader claw-eval`): one item for its
+    /// completion, and a gate for its safety.
+    ClawEvalGrader,
 }
 
 /// One rubric item's outcome, with its evidence.

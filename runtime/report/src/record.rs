@@ -95,6 +95,14 @@ pub struct TrialRecord {
     pub trace: String,
     /// The judge's verdict (`None` for infrastructure and task errors).
     pub verdict: Option<Verdict>,
+    /// The grader that gave `verdict`: absent for clawrun's declarative and native rubric,
+    /// `claw-eval` for a Claw-Eval checkout's own `grader.py`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grader: Option<String>,
+    /// Under `--grader both`: clawrun's own verdict of the trial, beside the Claw-Eval
+    /// grader's in `verdict`; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_verdict: Option<Verdict>,
     /// The sandbox limits the trial hit (`vfs_bytes`, `fuel`, ...; see the trace's
     /// `trace_end`); absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -93,6 +93,8 @@ pub fn scored_with(
         task_hash: "7a5k".into(),
         trace: format!("{task}/{trial}/trace.jsonl"),
         verdict: Some(verdict),
+        grader: None,
+        native_verdict: None,
         limits: Vec::new(),
     }
 }

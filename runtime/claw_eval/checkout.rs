@@ -1,0 +1,136 @@
+//! A Claw-Eval checkout: the upstream repository's layout (`src/claw_eval/`, the package;
+//! `tasks/<ID>/grader.py`, each task's grader), opened read-only.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clawrun_task::{LoadedTask, Suite};
+use clawrun_vfs::Vfs;
+
+/// Where the checkout appears inside the grading sandbox.
+pub const GUEST_ROOT: &str = "/claw-eval";
+/// The package folder of a checkout, relative to its root.
+const PACKAGE_DIR: &str = "src/claw_eval";
+
+/// A Claw-Eval checkout.
+#[derive(Clone)]
+pub struct Checkout {
+    root: PathBuf,
+    suite: Suite,
+}
+
+impl Checkout {
+    /// Whether `path` looks like a checkout (it holds `src/claw_eval/__init__.py`).
+    pub fn is_checkout(path: &Path) -> bool {
+        path.join(PACKAGE_DIR).join("__init__.py").is_file()
+    }
+
+    /// Opens the checkout at `path`; the error says what is missing.
+    pub fn open(path: &Path) -> Result<Self> {
+        if !Self::is_checkout(path) {
+            bail!(
+                "{} is not a Claw-Eval checkout: it has no {PACKAGE_DIR}/__init__.py (point \
+                 --claw-eval at a clone of github.com/claw-eval/claw-eval, or at \
+                 third_party/claw-eval in clawrun's repository)",
+                path.display()
+            );
+        }
+        let suite = Suite::open(path)
+            .with_context(|| format!("opening the Claw-Eval checkout {}", path.display()))?;
+        Ok(Self {
+            root: path.to_path_buf(),
+            suite,
+        })
+    }
+
+    /// The checkout's folder on the host.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether the checkout has a grader for `task_id` (`tasks/<task_id>/grader.py`, the path
+    /// Claw-Eval's registry looks at first).
+    pub fn has_grader(&self, task_id: &str) -> bool {
+        self.grader_rel(task_id).is_some()
+    }
+
+    fn grader_rel(&self, task_id: &str) -> Option<String> {
+        let rel = format!("tasks/{task_id}/grader.py");
+        self.root.join(&rel).is_file().then_some(rel)
+    }
+
+    /// The read-only layer a grading of `task` starts from: the package at
+    /// `/claw-eval/src/claw_eval`, every task folder's `task.yaml` and `grader.py` (graders
+    /// load their peers' by task id), and the task's own folder (as clawrun loaded it, with
+    /// the checkout's grader placed in it when the folder has none) at
+    /// `/claw-eval/tasks/<folder name>`. Returns the layer and the guest path of the task's
+    /// `task.yaml`.
+    pub fn layer(&self, task: &LoadedTask) -> Result<(Vfs, String)> {
+        let mut vfs = Vfs::new();
+        let put = |vfs: &mut Vfs, path: &str, bytes: &[u8]| -> Result<()> {
+            if let Some((dir, _)) = path.rsplit_once('/') {
+                vfs.create_dir_all(dir)?;
+            }
+            vfs.write_file(path, bytes)?;
+            Ok(())
+        };
+        let package = self
+            .suite
+            .read_suite_tree(PACKAGE_DIR)
+            .map_err(|e| anyhow::anyhow!("reading the Claw-Eval package: {e}"))?;
+        for (rel, bytes) in package {
+            put(&mut vfs, &format!("{GUEST_ROOT}/{rel}"), &bytes)?;
+        }
+        let folders = self
+            .suite
+            .discover()
+            .with_context(|| format!("listing the tasks of {}", self.root.display()))?;
+        for folder in folders {
+            for name in ["task.yaml", "grader.py"] {
+                let rel = format!("{folder}/{name}");
+                if self.root.join(&rel).is_file() {
+                    let bytes = self
+                        .suite
+                        .read_suite_file(&rel)
+                        .map_err(|e| anyhow::anyhow!("reading the checkout's {rel}: {e}"))?;
+                    put(&mut vfs, &format!("{GUEST_ROOT}/{rel}"), &bytes)?;
+                }
+            }
+        }
+        let name = task
+            .dir
+            .rsplit('/')
+            .next()
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&task.task.task_id);
+        let task_dir = format!("{GUEST_ROOT}/tasks/{name}");
+        let own = task
+            .suite()
+            .read_suite_tree(&task.dir)
+            .map_err(|e| anyhow::anyhow!("reading the task folder {}: {e}", task.dir))?;
+        for (rel, bytes) in own {
+            let inside = rel
+                .strip_prefix(&task.dir)
+                .map(|r| r.trim_start_matches('/'))
+                .unwrap_or(&rel);
+            put(&mut vfs, &format!("{task_dir}/{inside}"), &bytes)?;
+        }
+        let grader = format!("{task_dir}/grader.py");
+        if vfs.resolve(&grader).is_err() {
+            let Some(rel) = self.grader_rel(&task.task.task_id) else {
+                bail!(
+                    "the Claw-Eval checkout {} has no grader for {} (tasks/{}/grader.py)",
+                    self.root.display(),
+                    task.task.task_id,
+                    task.task.task_id
+                );
+            };
+            let bytes = self
+                .suite
+                .read_suite_file(&rel)
+                .map_err(|e| anyhow::anyhow!("reading the checkout's {rel}: {e}"))?;
+            put(&mut vfs, &grader, &bytes)?;
+        }
+        Ok((vfs, format!("{task_dir}/task.yaml")))
+    }
+}

@@ -1,0 +1,82 @@
+//! A trial graded by its Claw-Eval `grader.py`: the evidence exported next to the trace
+//! (`<trial>/claw-eval/trace.jsonl`, `env_snapshot.json`), the grading run in the Python
+//! sandbox while this worker's async runtime serves the judge's requests, and the record of the
+//! grading (`grading.json`: the driver's result, every judge exchange, the grader's output).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow};
+use clawrun_agents::Complete;
+use clawrun_judge::Verdict;
+
+use super::trial_record::TrialContext;
+use crate::claw_eval::{JudgeDoor, Outcome, export, verdict};
+use crate::trial::{TaskEnv, TrialOutput};
+
+/// The folder of a trial's Claw-Eval evidence and grading record.
+pub const FOLDER: &str = "claw-eval";
+
+/// Grades `output` (trial `trial` of `task`, whose folder is `dir`) with the run's Claw-Eval
+/// grader. `Err` when the grader failed or could not run: the trial is then a task error with
+/// that message (Claw-Eval also leaves a trial whose grading raised out of its scores).
+pub fn grade(
+    rt: &tokio::runtime::Runtime,
+    cx: &TrialContext<'_>,
+    task: &TaskEnv,
+    trial: u32,
+    output: &TrialOutput,
+    dir: &Path,
+) -> Result<Verdict> {
+    let grader = cx
+        .grading
+        .claw_eval()
+        .ok_or_else(|| anyhow!("no Claw-Eval checkout"))?;
+    let exported = export::export(&task.loaded, trial, &output.events, &output.evidence);
+    let folder = dir.join(FOLDER);
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    std::fs::write(folder.join("trace.jsonl"), &exported.trace)
+        .with_context(|| format!("writing {}/trace.jsonl", folder.display()))?;
+    std::fs::write(folder.join("env_snapshot.json"), &exported.env_snapshot)
+        .with_context(|| format!("writing {}/env_snapshot.json", folder.display()))?;
+
+    let model: Option<Arc<dyn Complete>> = cx
+        .judge
+        .map(|j| Arc::new(j.for_sample(output.seed)) as Arc<dyn Complete>);
+    let model_name = model.as_ref().map(|m| m.describe());
+    let door = Arc::new(JudgeDoor::new(model, rt.handle().clone()));
+    // The grading blocks its thread; this one drives the runtime (the judge's HTTP) meanwhile.
+    let grading = std::thread::scope(|scope| {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let door = door.clone();
+        let model_name = model_name.as_deref();
+        scope.spawn(move || {
+            let result = grader.grade(&task.loaded, &exported, door, model_name, output.seed);
+            let _ = tx.send(result);
+        });
+        rt.block_on(rx)
+            .map_err(|_| anyhow!("the grading thread ended without a result"))
+    })??;
+    std::fs::write(
+        folder.join("grading.json"),
+        serde_json::to_vec_pretty(&grading.record)?,
+    )
+    .with_context(|| format!("writing {}/grading.json", folder.display()))?;
+    let calls = &output.evidence.calls;
+    let faults = output.evidence.faults_seen;
+    match grading.outcome {
+        Outcome::Graded(g) => Ok(verdict::graded(&g, calls, faults)),
+        Outcome::NeedsJudge(reason) => Ok(verdict::needs_judge(&reason, calls, faults)),
+        Outcome::Failed(traceback) => {
+            let last = traceback
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no output");
+            Err(anyhow!(
+                "Claw-Eval's grader failed: {last} (the traceback is in {}/{FOLDER}/grading.json)",
+                task.id()
+            ))
+        }
+    }
+}
