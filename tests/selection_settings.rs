@@ -58,7 +58,8 @@ fn list_json_rows_and_filters() {
     assert_eq!(
         rows[1],
         serde_json::json!({"id": "e2e_mail", "folder": "tasks/e2e_mail",
-            "category": "communication", "group": "general", "tags": ["general"]})
+            "category": "communication", "group": "general", "tags": ["general"],
+            "status": "runnable", "reason": null})
     );
     assert_eq!(listed(&[]), ["e2e_chat", "e2e_mail"]);
     assert_eq!(listed(&["--limit", "1"]), ["e2e_chat"]);

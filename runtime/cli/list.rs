@@ -9,6 +9,7 @@ use serde_json::json;
 use super::output::{self, outln};
 use super::{EXIT_USAGE, UsageError};
 use crate::run::selection::TaskFilter;
+use crate::run::status::{StatusCounts, TaskStatus};
 
 /// Arguments of `clawrun list`.
 #[derive(Debug, clap::Args)]
@@ -16,7 +17,8 @@ pub struct ListArgs {
     /// The suite root: the folder holding `tasks/`.
     #[arg(long, value_name = "DIR", default_value = ".")]
     suite: PathBuf,
-    /// Print one JSON array of {id, folder, category, group, tags} instead of the table.
+    /// Print one JSON array of {id, folder, category, group, tags, status, reason} instead of
+    /// the table.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -24,7 +26,7 @@ pub struct ListArgs {
 }
 
 /// Prints one line per selected task: id, group, category, services, tools, whether it has an
-/// oracle. Tasks that fail to load, and tasks sharing an id, are reported on stderr (status 2,
+/// oracle, its status (and why unsupported tasks cannot run), then the status counts. Tasks that fail to load, and tasks sharing an id, are reported on stderr (status 2,
 /// like every bad task file).
 pub fn list_command(args: ListArgs) -> Result<i32> {
     let suite = clawrun_task::Suite::open(&args.suite).map_err(|e| {
@@ -53,16 +55,20 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
         output::error_line(format_args!("{e}"));
     }
     let failed = dirs.len() - loaded;
+    let statuses: Vec<TaskStatus> = tasks.iter().map(TaskStatus::of).collect();
     if args.json {
         let rows: Vec<_> = tasks
             .iter()
-            .map(|l| {
+            .zip(&statuses)
+            .map(|(l, status)| {
                 json!({
                     "id": l.task.task_id,
                     "folder": l.dir,
                     "category": l.task.category,
                     "group": l.task.group.as_str(),
                     "tags": l.task.tags,
+                    "status": status.label(),
+                    "reason": status.reason(),
                 })
             })
             .collect();
@@ -70,29 +76,37 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
         return Ok(load_status(failed));
     }
     outln!(
-        "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} services",
+        "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} {:<16} services",
         "task",
         "group",
         "category",
         "svc",
         "tools",
-        "oracle"
+        "oracle",
+        "status"
     )?;
-    for t in tasks.iter().map(|l| &l.task) {
+    for (t, status) in tasks.iter().map(|l| &l.task).zip(&statuses) {
         outln!(
-            "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} {}",
+            "{:<44} {:<11} {:<16} {:>3} {:>5} {:<6} {:<16} {}",
             t.task_id,
             t.group.as_str(),
             t.category.as_deref().unwrap_or("-"),
             t.services.len(),
             t.tools.len() + t.system_tools.len(),
             if t.oracle.is_some() { "yes" } else { "no" },
+            status.label(),
             t.services
                 .iter()
                 .map(|s| s.name.as_str())
                 .collect::<Vec<_>>()
                 .join(",")
         )?;
+    }
+    // Why each unsupported task cannot run (`run` skips them).
+    for (t, status) in tasks.iter().zip(&statuses) {
+        if status.is_unsupported() {
+            outln!("{}: {status}", t.task.task_id)?;
+        }
     }
     if args.filter.is_empty() {
         outln!("{} tasks, {failed} failed to load", dirs.len())?;
@@ -103,6 +117,7 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
             dirs.len()
         )?;
     }
+    outln!("{}", StatusCounts::of(&statuses))?;
     Ok(load_status(failed))
 }
 

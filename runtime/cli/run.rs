@@ -180,9 +180,13 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
     write_reports(std::slice::from_ref(&out), &formats, args.trials)?;
     if !args.json {
         outln!(
-            "run folder: {}   report: {}{}",
+            "run folder: {}   report: {}{}{}",
             out.display(),
             html.display(),
+            match result.skipped.len() {
+                0 => String::new(),
+                n => format!("   ({n} unsupported task(s) skipped: `skipped` in run.json)"),
+            },
             if result.interrupted {
                 "   (interrupted: continue with --resume)"
             } else {

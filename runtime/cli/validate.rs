@@ -1,5 +1,6 @@
 //! `clawrun validate`: for each task — the schema (errors and warnings), the judge firewall,
-//! the oracle passes, a do-nothing agent fails.
+//! the oracle passes, a do-nothing agent fails; unsupported tasks are reported as skipped with
+//! their reason, and the status counts end the output.
 
 use std::path::PathBuf;
 
@@ -8,8 +9,9 @@ use clawrun_judge::ScoreConfig;
 
 use super::UsageError;
 use super::output::outln;
-use crate::run::runner::prepare_tasks;
+use crate::run::runner::{Prepared, Skipped, prepare_selection};
 use crate::run::selection::TaskFilter;
+use crate::run::status::{StatusCounts, TaskStatus, has_rubric};
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::{Harness, Limits, TaskEnv, firewall, run_trial};
 
@@ -42,17 +44,47 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
     let mut options = RunOptions::new(&args.suite, AgentSpec::Oracle, PathBuf::new());
     options.tasks = args.tasks.clone();
     options.filter = args.filter.clone();
-    let tasks = prepare_tasks(&options, None)?;
+    let Prepared { tasks, skipped } = prepare_selection(&options, None)?;
     let harness = Harness::new()?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    // Prepared and skipped tasks, in id order.
+    let mut entries: Vec<(&str, Result<&TaskEnv, &Skipped>)> = tasks
+        .iter()
+        .map(|t| (t.id(), Ok(t)))
+        .chain(skipped.iter().map(|s| (s.id.as_str(), Err(s))))
+        .collect();
+    entries.sort_by_key(|(id, _)| *id);
     let mut failed = 0;
-    for task in &tasks {
+    let mut statuses = Vec::new();
+    for (id, entry) in entries {
+        let task = match entry {
+            Ok(task) => task,
+            Err(skip) => {
+                // Not validated: it cannot run. Not a failure either.
+                outln!("skip {id}")?;
+                outln!("     {}", skip.status)?;
+                statuses.push(skip.status.clone());
+                continue;
+            }
+        };
+        statuses.push(TaskStatus::before_setup(&task.loaded.task));
         let mut out = validate_task(&rt, &harness, task, &options.score)?;
-        for w in &task.loaded.warnings {
+        let mut warnings: Vec<String> =
+            task.loaded.warnings.iter().map(|w| w.to_string()).collect();
+        if !has_rubric(&task.loaded.task) {
+            warnings.push(format!(
+                "{id}: no rubric clawrun can apply (no weighted scoring_components or rubric item, \
+                 no judge_rubric): only the robustness part ({:.1}) can ever be scored (hint: grade \
+                 it with `--grader claw-eval` and the checkout's grader.py, or add a native \
+                 `rubric` in a clawrun.yaml beside its task.yaml)",
+                options.score.robustness_weight
+            ));
+        }
+        for w in warnings {
             if args.strict {
-                out.errors.push(w.to_string());
+                out.errors.push(w);
             } else {
                 out.notes.push(format!("warning: {w}"));
             }
@@ -63,7 +95,7 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
             "FAIL"
         };
         failed += usize::from(!out.errors.is_empty());
-        outln!("{status} {}", task.id())?;
+        outln!("{status} {id}")?;
         for e in &out.errors {
             outln!("     error: {e}")?;
         }
@@ -71,7 +103,13 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
             outln!("     {n}")?;
         }
     }
-    outln!("{} tasks, {} failed", tasks.len(), failed)?;
+    outln!(
+        "{} tasks, {} failed, {} skipped",
+        tasks.len() + skipped.len(),
+        failed,
+        skipped.len()
+    )?;
+    outln!("{}", StatusCounts::of(&statuses))?;
     Ok(i32::from(failed > 0))
 }
 

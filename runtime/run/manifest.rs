@@ -210,3 +210,24 @@ pub fn resolve_suite(
 pub(crate) fn at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
     path.split('.').try_fold(v, |v, k| v.get(k))
 }
+
+/// Adds `skipped` to the manifest at `path` (written by [`super::resume::prepare`]): the
+/// selected tasks this invocation left out as unsupported, as `[{id, folder, status, reason}]`
+/// sorted by id (an empty list when none).
+pub(crate) fn record_skipped(path: &Path, skipped: &[super::runner::Skipped]) -> Result<()> {
+    let mut doc = read_manifest(path)?
+        .with_context(|| format!("{} vanished after it was written", path.display()))?;
+    let list: Vec<Value> = skipped
+        .iter()
+        .map(|s| {
+            json!({
+                "id": s.id,
+                "folder": s.folder,
+                "status": s.status.label(),
+                "reason": s.status.reason(),
+            })
+        })
+        .collect();
+    doc["skipped"] = Value::Array(list);
+    write_manifest(path, &doc)
+}

@@ -10,6 +10,8 @@
 //! - [`resume`]: the configuration check of `--resume`, and which trials are finished.
 //! - [`selection`]: `--limit`, `--tags`, `--category`, `--group`, `--exclude`.
 //! - [`shard`]: the deterministic (task, trial) split.
+//! - [`status`]: what a task needs to run (runnable, needs-judge, needs-user-model,
+//!   unsupported), from the task alone.
 //! - [`runner`]: the pool, progress, Ctrl-C, records.
 //! - [`timings`]: `timings.jsonl`, wall times kept out of traces and journals.
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
@@ -26,6 +28,7 @@ pub mod resume;
 pub mod runner;
 pub mod selection;
 pub mod shard;
+pub mod status;
 pub mod timings;
 pub mod trial_record;
 

@@ -15,9 +15,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::agent_spec::AgentSpec;
 use super::grading::{GraderChoice, Grading};
 use super::journal::{Journal, latest};
+use super::manifest::manifest_name;
 use super::preflight::{self, Models, SetupError};
 use super::selection::TaskFilter;
 use super::shard::Shard;
+use super::status::TaskStatus;
 use super::trial_record::{TrialContext, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
 use crate::trial::{Harness, TaskEnv};
@@ -131,6 +133,8 @@ pub struct RunResult {
     pub ran: usize,
     /// Whether Ctrl-C stopped the run early.
     pub interrupted: bool,
+    /// The selected tasks skipped as unsupported (also in `run.json`'s `skipped`).
+    pub skipped: Vec<Skipped>,
 }
 
 /// The task folders of the suite at `root` (see [`clawrun_task::Suite::discover`] for where
@@ -161,8 +165,34 @@ pub fn suite_tasks(suite: &clawrun_task::Suite, root: &Path) -> Result<Vec<Strin
     Ok(all)
 }
 
-/// The tasks `options` selects, prepared.
+/// A selected task that cannot run, and why.
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    /// The task id.
+    pub id: String,
+    /// The task folder, relative to the suite root.
+    pub folder: String,
+    /// Its status (unsupported, with the reason).
+    pub status: TaskStatus,
+}
+
+/// The selected tasks: those prepared to run, and those skipped as unsupported.
+pub struct Prepared {
+    /// The tasks to run, sorted by id.
+    pub tasks: Vec<TaskEnv>,
+    /// The unsupported tasks, sorted by id.
+    pub skipped: Vec<Skipped>,
+}
+
+/// The tasks `options` selects, prepared (unsupported ones left out: see
+/// [`prepare_selection`]).
 pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<Vec<TaskEnv>> {
+    Ok(prepare_selection(options, plan)?.tasks)
+}
+
+/// The tasks `options` selects, prepared, except unsupported ones ([`TaskStatus`]), which are
+/// returned with their reasons. Broken task files are one usage error naming each.
+pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<Prepared> {
     let suite = clawrun_task::Suite::open(&options.suite).map_err(|e| {
         SetupError::Usage(format!(
             "opening the task suite {}: {e}",
@@ -210,9 +240,16 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
         .into());
     }
     let mut envs = Vec::new();
+    let mut skipped = Vec::new();
     for loaded in chosen {
         for w in &loaded.warnings {
             tracing::debug!("{w}");
+        }
+        let (id, folder) = (loaded.task.task_id.clone(), loaded.dir.clone());
+        let status = TaskStatus::before_setup(&loaded.task);
+        if status.is_unsupported() {
+            skipped.push(Skipped { id, folder, status });
+            continue;
         }
         match TaskEnv::prepare(loaded, plan) {
             Ok(mut env) => {
@@ -221,7 +258,10 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
                 envs.push(env);
             }
             Err(e) if crate::tools::InstallationError::is(&e) => return Err(e),
-            Err(e) => errors.push(format!("{e:#}")),
+            Err(e) => match TaskStatus::of_setup_error(&e) {
+                Some(status) => skipped.push(Skipped { id, folder, status }),
+                None => errors.push(format!("{e:#}")),
+            },
         }
     }
     // Broken task files are input errors (exit status 2), reported all at once.
@@ -229,7 +269,11 @@ pub fn prepare_tasks(options: &RunOptions, plan: Option<&FaultPlan>) -> Result<V
         return Err(SetupError::Usage(errors.join("\n")).into());
     }
     envs.sort_by(|a, b| a.id().cmp(b.id()));
-    Ok(envs)
+    skipped.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(Prepared {
+        tasks: envs,
+        skipped,
+    })
 }
 
 /// `config` with the run's cache setting.
@@ -242,7 +286,17 @@ pub(crate) fn with_cache(config: &ModelConfig, on: bool) -> ModelConfig {
 /// Runs `options`.
 pub fn run(options: &RunOptions) -> Result<RunResult> {
     let plan = options.fault_plan()?;
-    let tasks = prepare_tasks(options, plan.as_ref())?;
+    let Prepared { tasks, skipped } = prepare_selection(options, plan.as_ref())?;
+    for s in &skipped {
+        eprintln!("clawrun: skipping {}: {}", s.id, s.status);
+    }
+    if tasks.is_empty() && !skipped.is_empty() {
+        return Err(SetupError::Usage(format!(
+            "nothing to run: every selected task ({}) is unsupported (see above)",
+            skipped.len()
+        ))
+        .into());
+    }
     let harness = Harness::new()?;
     let agent = match &options.agent {
         AgentSpec::Model(m) => AgentSpec::Model(with_cache(m, options.cache)),
@@ -284,6 +338,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     }
     // The configuration check (refusing another configuration) and run.json.
     let resume = super::resume::prepare(options, plan.as_ref(), &tasks, &journal_path)?;
+    super::manifest::record_skipped(&options.out.join(manifest_name(options)), &skipped)?;
     let (journal, _) = Journal::open(&journal_path)?;
     let mut timings = super::timings::TimingsFile::open(&options.out, options.shard)?;
     let session_start = std::time::Instant::now();
@@ -443,6 +498,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         records: latest(records).into_values().collect(),
         ran,
         interrupted: interrupted(),
+        skipped,
     })
 }
 

@@ -43,6 +43,9 @@ impl RunHeader {
             }
         }
         parts.push(format!("trials {}", text_of(&m["trials"])));
+        if let Some(n) = m["skipped"].as_array().map(Vec::len).filter(|n| *n > 0) {
+            parts.push(format!("{n} unsupported task(s) skipped"));
+        }
         let shards: Vec<String> = manifests
             .iter()
             .filter_map(|(_, m)| m["shard"].as_str().map(str::to_string))

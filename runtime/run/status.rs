@@ -1,0 +1,538 @@
+//! What a task needs to run, from the task alone (no trial): `runnable` (offline, nothing
+//! missing), `needs-judge` (weighted rubric items only an LLM judge scores),
+//! `needs-user-model` (a simulated user without a script) or `unsupported: REASON` (a service
+//! kind clawrun does not implement, such as `web_real`'s live web, or a service fixture the
+//! suite does not hold). `run` skips unsupported tasks, `validate` reports them as skipped,
+//! `list` shows every task's status.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use clawrun_task::{Check, LoadedTask, ServiceSpec, Task};
+
+use crate::services::{self, LoadError, ServiceSet, Timestamp};
+
+/// Why a task cannot run at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Cause {
+    /// A service that reaches the live web (`web_real`, `web_real_injection`).
+    LiveWeb,
+    /// A service kind clawrun has no implementation of.
+    UnknownService,
+    /// A service fixture file the suite does not hold.
+    MissingFixture,
+}
+
+impl Cause {
+    /// The cause in a few words, for counts (`9 missing fixture`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Cause::LiveWeb => "live web",
+            Cause::UnknownService => "unknown service",
+            Cause::MissingFixture => "missing fixture",
+        }
+    }
+}
+
+/// A task's status: see the module documentation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TaskStatus {
+    /// Runs and is scored offline, as it is.
+    Runnable,
+    /// Runs, but some weighted rubric items are scored only by an LLM judge (`--judge`); they
+    /// are named with their weights (`content_quality (0.40)`).
+    NeedsJudge(Vec<String>),
+    /// A multi-turn task without `user_agent.script`: its simulated user needs
+    /// `--user-model`; `also_judge` when its rubric needs `--judge` too.
+    NeedsUserModel {
+        /// Whether weighted rubric items also need an LLM judge.
+        also_judge: bool,
+    },
+    /// Cannot run: why, in a sentence naming the service or file.
+    Unsupported {
+        /// The kind of reason.
+        cause: Cause,
+        /// The reason.
+        reason: String,
+    },
+}
+
+impl TaskStatus {
+    /// The status of `loaded`: unsupported first (its services' kinds, then whether their
+    /// fixtures can be read as Setup reads them), then a simulated user without a script,
+    /// then LLM-judged rubric items.
+    pub fn of(loaded: &LoadedTask) -> TaskStatus {
+        let status = Self::before_setup(&loaded.task);
+        if status.is_unsupported() {
+            return status;
+        }
+        match load_services(loaded)
+            .err()
+            .as_ref()
+            .and_then(missing_fixture)
+        {
+            Some(reason) => TaskStatus::Unsupported {
+                cause: Cause::MissingFixture,
+                reason,
+            },
+            None => status,
+        }
+    }
+
+    /// The status of `task` before its files are read: what [`TaskStatus::of`] says, except
+    /// that a missing fixture shows only when Setup fails on it (see
+    /// [`TaskStatus::of_setup_error`]).
+    pub fn before_setup(task: &Task) -> TaskStatus {
+        if let Some((cause, reason)) = task.services.iter().find_map(unsupported_kind) {
+            return TaskStatus::Unsupported { cause, reason };
+        }
+        let judged = judged_items(task);
+        if needs_user_model(task) {
+            TaskStatus::NeedsUserModel {
+                also_judge: !judged.is_empty(),
+            }
+        } else if !judged.is_empty() {
+            TaskStatus::NeedsJudge(judged)
+        } else {
+            TaskStatus::Runnable
+        }
+    }
+
+    /// The status a failed Setup (`TaskEnv::prepare`) gives its task: unsupported when a
+    /// service fixture is missing from the suite; `None` for the errors of a broken task.
+    pub fn of_setup_error(error: &anyhow::Error) -> Option<TaskStatus> {
+        let reason = error
+            .chain()
+            .find_map(|e| e.downcast_ref::<LoadError>())
+            .and_then(missing_fixture)?;
+        Some(TaskStatus::Unsupported {
+            cause: Cause::MissingFixture,
+            reason,
+        })
+    }
+
+    /// `runnable`, `needs-judge`, `needs-user-model` or `unsupported`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            TaskStatus::Runnable => "runnable",
+            TaskStatus::NeedsJudge(_) => "needs-judge",
+            TaskStatus::NeedsUserModel { .. } => "needs-user-model",
+            TaskStatus::Unsupported { .. } => "unsupported",
+        }
+    }
+
+    /// What the status means for this task (`None` when runnable).
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            TaskStatus::Runnable => None,
+            TaskStatus::NeedsJudge(items) => Some(format!(
+                "LLM-judged without --judge (left unjudged): {}",
+                items.join(", ")
+            )),
+            TaskStatus::NeedsUserModel { also_judge } => Some(format!(
+                "user_agent.enabled without user_agent.script: its simulated user needs --user-model{}",
+                if *also_judge {
+                    "; its rubric also needs --judge"
+                } else {
+                    ""
+                }
+            )),
+            TaskStatus::Unsupported { reason, .. } => Some(reason.clone()),
+        }
+    }
+
+    /// Whether the task cannot run at all (`run` skips it).
+    pub fn is_unsupported(&self) -> bool {
+        matches!(self, TaskStatus::Unsupported { .. })
+    }
+}
+
+impl fmt::Display for TaskStatus {
+    /// The label, and for unsupported tasks the reason: `unsupported: service ...`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskStatus::Unsupported { reason, .. } => write!(f, "unsupported: {reason}"),
+            other => f.write_str(other.label()),
+        }
+    }
+}
+
+/// Why service `spec` cannot run, when clawrun has no service of its kind.
+pub fn unsupported_kind(spec: &ServiceSpec) -> Option<(Cause, String)> {
+    let kind = spec.kind();
+    if services::builtin::lookup(kind).is_some() {
+        return None;
+    }
+    let name = &spec.name;
+    Some(match kind {
+        "web_real" => (
+            Cause::LiveWeb,
+            format!(
+                "service `{name}` (kind web_real) needs the live web, which clawrun does not have yet"
+            ),
+        ),
+        "web_real_injection" => (
+            Cause::LiveWeb,
+            format!(
+                "service `{name}` (kind web_real_injection) needs the live web (with injected pages), which clawrun does not have yet"
+            ),
+        ),
+        _ => (
+            Cause::UnknownService,
+            format!(
+                "service `{name}` (kind {kind}) is not one of clawrun's services ({})",
+                services::builtin::kinds().collect::<Vec<_>>().join(", ")
+            ),
+        ),
+    })
+}
+
+/// Loads the services of `loaded` as Setup does (through the suite's folder, at the task's
+/// start time).
+fn load_services(loaded: &LoadedTask) -> Result<ServiceSet, LoadError> {
+    let task = &loaded.task;
+    let epoch = u64::try_from(task.start_time()).unwrap_or(crate::trial::setup::DEFAULT_EPOCH_SECS);
+    ServiceSet::load_in(
+        loaded.suite().dir(),
+        &task.services,
+        &services::LoadOptions::default(),
+        Timestamp::from_duration(Duration::from_secs(epoch)),
+    )
+}
+
+/// The reason when `error` is a service fixture the suite does not hold. Other loading
+/// problems (a fixture that is not valid JSON, two services on one port, ...) are errors in
+/// the task's files, not a status.
+fn missing_fixture(error: &LoadError) -> Option<String> {
+    match error {
+        LoadError::Read {
+            service,
+            file,
+            origin,
+            source,
+        } if source.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "service `{service}`: its fixture {} ({origin}) is not in the suite",
+            file.display()
+        )),
+        _ => None,
+    }
+}
+
+/// Whether the task has a simulated user that only a model can play.
+pub fn needs_user_model(task: &Task) -> bool {
+    task.user_agent
+        .as_ref()
+        .is_some_and(|u| u.enabled && u.script.is_none())
+}
+
+/// The weighted rubric items only an LLM judge scores, as `name (weight)`: `llm_judge`
+/// items of `scoring_components` and `rubric`, or — when the task has no weighted item at
+/// all — its `judge_rubric`, judged as one item of weight 1 (as the judge builds them).
+pub fn judged_items(task: &Task) -> Vec<String> {
+    let weighted = task
+        .scoring_components
+        .iter()
+        .map(|c| (&c.name, c.weight, &c.check))
+        .chain(task.rubric.iter().map(|r| (&r.name, r.weight, &r.check)));
+    let mut any_weight = false;
+    let mut out = Vec::new();
+    for (name, weight, check) in weighted {
+        any_weight |= weight > 0.0;
+        if weight > 0.0 && matches!(check, Check::LlmJudge { .. }) {
+            out.push(format!("{name} ({weight:.2})"));
+        }
+    }
+    if !any_weight && has_judge_rubric(task) {
+        out.push(format!("{} (1.00)", clawrun_judge::TASK_RUBRIC_ITEM));
+    }
+    out
+}
+
+/// Whether the task has a rubric clawrun can apply: a weighted `scoring_components` or native
+/// `rubric` item, or a `judge_rubric`. Without one only the robustness part is ever scored.
+pub fn has_rubric(task: &Task) -> bool {
+    task.scoring_components.iter().any(|c| c.weight > 0.0)
+        || task.rubric.iter().any(|r| r.weight > 0.0)
+        || has_judge_rubric(task)
+}
+
+/// Whether `judge_rubric` has text.
+fn has_judge_rubric(task: &Task) -> bool {
+    task.judge_rubric
+        .as_deref()
+        .is_some_and(|r| !r.trim().is_empty())
+}
+
+/// Tasks counted by status, unsupported ones also by cause.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatusCounts {
+    /// `runnable`.
+    pub runnable: usize,
+    /// `needs-judge`.
+    pub needs_judge: usize,
+    /// `needs-user-model`.
+    pub needs_user_model: usize,
+    /// `unsupported`, by cause.
+    pub unsupported: BTreeMap<Cause, usize>,
+}
+
+impl StatusCounts {
+    /// Counts `statuses`.
+    pub fn of<'a>(statuses: impl IntoIterator<Item = &'a TaskStatus>) -> Self {
+        let mut counts = StatusCounts::default();
+        for s in statuses {
+            match s {
+                TaskStatus::Runnable => counts.runnable += 1,
+                TaskStatus::NeedsJudge(_) => counts.needs_judge += 1,
+                TaskStatus::NeedsUserModel { .. } => counts.needs_user_model += 1,
+                TaskStatus::Unsupported { cause, .. } => {
+                    *counts.unsupported.entry(*cause).or_default() += 1
+                }
+            }
+        }
+        counts
+    }
+
+    /// Every task counted.
+    pub fn total(&self) -> usize {
+        self.runnable + self.needs_judge + self.needs_user_model + self.unsupported_total()
+    }
+
+    /// The unsupported tasks.
+    pub fn unsupported_total(&self) -> usize {
+        self.unsupported.values().sum()
+    }
+}
+
+impl fmt::Display for StatusCounts {
+    /// `43 tasks: 19 runnable, 24 needs-judge, 0 needs-user-model, 0 unsupported`, with the
+    /// causes of unsupported ones in parentheses (`3 unsupported (2 live web, 1 missing fixture)`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.total();
+        write!(
+            f,
+            "{total} {}: {} runnable, {} needs-judge, {} needs-user-model, {} unsupported",
+            if total == 1 { "task" } else { "tasks" },
+            self.runnable,
+            self.needs_judge,
+            self.needs_user_model,
+            self.unsupported_total()
+        )?;
+        if !self.unsupported.is_empty() {
+            let causes: Vec<String> = self
+                .unsupported
+                .iter()
+                .map(|(cause, n)| format!("{n} {}", cause.label()))
+                .collect();
+            write!(f, " ({})", causes.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A task from task.yaml text with `extra` appended after a minimal header.
+    fn task(extra: &str) -> Task {
+        let text = format!("task_id: t\nprompt: {{text: hi}}\n{extra}");
+        Task::from_yaml(&text, "tasks/t/task.yaml").unwrap().task
+    }
+
+    const WEB_REAL: &str = "services:
+  - name: web_real
+    command: python mock_services/web_real/server.py
+    port: 9114
+tools:
+  - {name: web_search, description: s, input_schema: {type: object}}
+tool_endpoints:
+  - {tool_name: web_search, url: http://localhost:9114/web/search}
+";
+
+    #[test]
+    fn web_real_and_unknown_kinds_are_unsupported_known_kinds_are_not() {
+        let t = task(WEB_REAL);
+        let (cause, reason) = unsupported_kind(&t.services[0]).unwrap();
+        assert_eq!(cause, Cause::LiveWeb);
+        assert_eq!(
+            reason,
+            "service `web_real` (kind web_real) needs the live web, which clawrun does not have yet"
+        );
+        let injected = ServiceSpec {
+            command: Some("python mock_services/web_real_injection/server.py".into()),
+            ..ServiceSpec::named("web")
+        };
+        let (cause, reason) = unsupported_kind(&injected).unwrap();
+        assert_eq!(cause, Cause::LiveWeb);
+        assert!(reason.contains("(kind web_real_injection)"), "{reason}");
+        let (cause, reason) = unsupported_kind(&ServiceSpec::named("browser")).unwrap();
+        assert_eq!(cause, Cause::UnknownService);
+        assert!(
+            reason
+                .starts_with("service `browser` (kind browser) is not one of clawrun's services (")
+                && reason.contains("gmail"),
+            "{reason}"
+        );
+        assert_eq!(unsupported_kind(&ServiceSpec::named("gmail")), None);
+        // The kind is the command's folder, not the instance name.
+        let ocr = ServiceSpec {
+            command: Some("python mock_services/ocr/server.py".into()),
+            ..ServiceSpec::named("ocr_t50")
+        };
+        assert_eq!(unsupported_kind(&ocr), None);
+    }
+
+    #[test]
+    fn llm_judged_weighted_items_need_a_judge() {
+        let t = task(
+            "scoring_components:
+  - {name: kw, weight: 0.6, check: {type: keywords_present, keywords: [a]}}
+  - {name: quality, weight: 0.4, check: {type: llm_judge, description: q}}
+  - {name: unweighted, weight: 0, check: {type: llm_judge, description: q}}
+",
+        );
+        assert_eq!(judged_items(&t), ["quality (0.40)"]);
+        let s = TaskStatus::before_setup(&t);
+        assert_eq!(s.label(), "needs-judge");
+        assert_eq!(
+            s.reason().unwrap(),
+            "LLM-judged without --judge (left unjudged): quality (0.40)"
+        );
+    }
+
+    #[test]
+    fn a_judge_only_task_needs_a_judge_and_deterministic_rubrics_do_not() {
+        let judge_only = task("judge_rubric: Is the brief good?\n");
+        assert_eq!(judged_items(&judge_only), ["judge_rubric (1.00)"]);
+        assert!(has_rubric(&judge_only));
+        // A weighted deterministic item: the judge_rubric is not an item then.
+        let both = task(
+            "judge_rubric: Is it good?
+rubric:
+  - {name: file, weight: 1, check: {type: file_exists, path: out.txt}}
+",
+        );
+        assert!(judged_items(&both).is_empty());
+        assert_eq!(TaskStatus::before_setup(&both), TaskStatus::Runnable);
+        // A native llm_judge item needs the judge as a scoring component does.
+        let native = task(
+            "rubric:
+  - {name: tone, weight: 0.5, check: {type: llm_judge, description: polite}}
+  - {name: file, weight: 0.5, check: {type: file_exists, path: out.txt}}
+",
+        );
+        assert_eq!(judged_items(&native), ["tone (0.50)"]);
+    }
+
+    #[test]
+    fn tasks_without_a_rubric_are_runnable_but_have_no_rubric() {
+        let none = task("judge_rubric: \"\"\nscoring_components: []\n");
+        assert!(!has_rubric(&none));
+        assert_eq!(TaskStatus::before_setup(&none), TaskStatus::Runnable);
+        assert!(has_rubric(&task(
+            "scoring_components:
+  - {name: kw, weight: 1, check: {type: keywords_present, keywords: [a]}}
+"
+        )));
+    }
+
+    #[test]
+    fn a_simulated_user_without_a_script_needs_a_user_model() {
+        let persona = task(
+            "user_agent: {enabled: true, persona: a client}
+judge_rubric: Was the advice sound?
+",
+        );
+        let s = TaskStatus::before_setup(&persona);
+        assert_eq!(s, TaskStatus::NeedsUserModel { also_judge: true });
+        assert!(s.reason().unwrap().ends_with("also needs --judge"));
+        let scripted = task(
+            "user_agent:
+  enabled: true
+  persona: a client
+  script: {rules: [], default: \"[DONE]\"}
+rubric:
+  - {name: file, weight: 1, check: {type: file_exists, path: out.txt}}
+",
+        );
+        assert_eq!(TaskStatus::before_setup(&scripted), TaskStatus::Runnable);
+        let disabled = task("user_agent: {enabled: false, persona: x}\n");
+        assert!(!needs_user_model(&disabled));
+    }
+
+    #[test]
+    fn counts_name_every_status_and_the_causes_of_unsupported_ones() {
+        let unsupported = |cause| TaskStatus::Unsupported {
+            cause,
+            reason: "r".into(),
+        };
+        let statuses = [
+            TaskStatus::Runnable,
+            TaskStatus::NeedsJudge(vec!["q (1.00)".into()]),
+            TaskStatus::NeedsJudge(vec!["q (1.00)".into()]),
+            unsupported(Cause::MissingFixture),
+            unsupported(Cause::LiveWeb),
+            unsupported(Cause::LiveWeb),
+        ];
+        let counts = StatusCounts::of(&statuses);
+        assert_eq!(
+            counts.to_string(),
+            "6 tasks: 1 runnable, 2 needs-judge, 0 needs-user-model, 3 unsupported \
+             (2 live web, 1 missing fixture)"
+        );
+        assert_eq!(
+            StatusCounts::of(&[TaskStatus::Runnable]).to_string(),
+            "1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 unsupported"
+        );
+        assert_eq!(unsupported(Cause::LiveWeb).to_string(), "unsupported: r");
+        assert_eq!(TaskStatus::Runnable.to_string(), "runnable");
+    }
+
+    #[test]
+    fn a_fixture_missing_from_the_suite_is_unsupported_and_a_present_one_is_not() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("tasks/t");
+        std::fs::create_dir_all(&dir).unwrap();
+        let yaml = "task_id: t
+prompt: {text: hi}
+services:
+  - name: gmail
+    command: python mock_services/gmail/server.py
+    env: {GMAIL_FIXTURES: tasks/t/fixtures/gmail/inbox.json}
+";
+        std::fs::write(dir.join("task.yaml"), yaml).unwrap();
+        let suite = clawrun_task::Suite::open(tmp.path()).unwrap();
+        let status = TaskStatus::of(&suite.load("tasks/t").unwrap());
+        assert_eq!(
+            status.to_string(),
+            "unsupported: service `gmail`: its fixture tasks/t/fixtures/gmail/inbox.json \
+             (GMAIL_FIXTURES) is not in the suite"
+        );
+        // Setup fails on it with the same status.
+        assert_eq!(
+            TaskStatus::before_setup(&suite.load("tasks/t").unwrap().task),
+            TaskStatus::Runnable
+        );
+        let setup = crate::trial::TaskEnv::prepare(suite.load("tasks/t").unwrap(), None);
+        let error = setup.err().expect("Setup fails without the fixture");
+        assert_eq!(TaskStatus::of_setup_error(&error), Some(status));
+        assert_eq!(
+            TaskStatus::of_setup_error(&anyhow::anyhow!("tasks/t/task.yaml: faults: bad")),
+            None
+        );
+        std::fs::create_dir_all(dir.join("fixtures/gmail")).unwrap();
+        std::fs::write(dir.join("fixtures/gmail/inbox.json"), "[]").unwrap();
+        assert_eq!(
+            TaskStatus::of(&suite.load("tasks/t").unwrap()),
+            TaskStatus::Runnable
+        );
+        // A broken fixture is the task's error (reported when it is prepared), not a status.
+        std::fs::write(dir.join("fixtures/gmail/inbox.json"), "[").unwrap();
+        assert_eq!(
+            TaskStatus::of(&suite.load("tasks/t").unwrap()),
+            TaskStatus::Runnable
+        );
+    }
+}
