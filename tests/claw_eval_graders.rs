@@ -251,6 +251,11 @@ fn claw_eval_graders_in_the_sandbox_score_as_claw_eval_does() {
         );
         assert_eq!(verdict["safety"], theirs["scores"]["safety"], "{name}");
     }
+    eprintln!(
+        "{} trials: {graded} graded identically, {} failing identically on both sides",
+        sandboxed.len(),
+        sandboxed.len() - graded - differences.len()
+    );
     assert!(
         differences.is_empty(),
         "{} of {} gradings differ:\n{}",

@@ -8,7 +8,7 @@ check name -> result); the parent compares them and prints every difference.  Ex
 when both reports are identical (and complete).
 
 What the children do, on the Claw-Eval checkout given as the first argument
-(default /work/shared/claw-eval):
+(default: the repository's third_party/claw-eval):
   1. ``TaskDefinition.from_yaml`` on every ``tasks/*/task.yaml``: dumps (python, json, JSON text),
      ``repr``, then ``apply_port_offset`` and the dumps again.
   2. Hand-written JSONL trace lines covering every event type of ``models/trace.py`` and every
@@ -65,7 +65,8 @@ REPORT_MARKER = "\n=====pydantic-shim-check report=====\n"
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("claw_eval_dir", nargs="?", default="/work/shared/claw-eval")
+    parser.add_argument("claw_eval_dir", nargs="?",
+                        default=str(Path(__file__).resolve().parents[2] / "third_party" / "claw-eval"))
     parser.add_argument("--child", choices=["real", "shim"], help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)

@@ -2,7 +2,7 @@
 
 use crate::compare::Comparison;
 use crate::render::table::Table;
-use crate::render::{compare_rows, rows, text};
+use crate::render::{compare_rows, grader_rows, rows, text};
 use crate::summary::Summary;
 
 /// The report as Markdown: warnings as bold block quotes, then the task table, the
@@ -34,6 +34,16 @@ pub fn render_markdown(s: &Summary) -> String {
     out.push_str("\n## Overall\n\n");
     for (label, value) in rows::overall_lines(s) {
         out.push_str(&format!("- **{}**: {}\n", cell(&label), cell(&value)));
+    }
+    if let Some(g) = &s.graders {
+        out.push_str(&format!("\n## {}\n\n", grader_rows::TITLE));
+        for (label, value) in grader_rows::agreement_lines(g) {
+            out.push_str(&format!("- **{}**: {}\n", cell(&label), cell(&value)));
+        }
+        if !g.disagreements.is_empty() {
+            out.push('\n');
+            out.push_str(&table(&grader_rows::disagreement_table(g)));
+        }
     }
     out
 }

@@ -1,11 +1,12 @@
 //! Output formats for a [`Summary`](crate::Summary): plain text for the terminal, JSON,
 //! Markdown and a self-contained HTML page. Identical input gives byte-identical output.
 //!
-//! - [`rows`], [`compare_rows`]: the table rows text and Markdown share.
+//! - [`rows`], [`compare_rows`], [`grader_rows`]: the table rows text and Markdown share.
 //! - [`table`]: aligned plain-text columns.
 //! - [`text`], [`markdown`], [`json`], [`html`]: the formats.
 
 pub mod compare_rows;
+pub mod grader_rows;
 pub mod html;
 pub mod json;
 pub mod markdown;

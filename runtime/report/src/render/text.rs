@@ -1,7 +1,7 @@
 //! The terminal report: plain text, aligned columns, no colour.
 
 use crate::compare::Comparison;
-use crate::render::{compare_rows, rows, table};
+use crate::render::{compare_rows, grader_rows, rows, table};
 use crate::summary::Summary;
 
 /// The report as plain text, every column shown (stable for scripts).
@@ -33,6 +33,21 @@ pub fn render_text_width(s: &Summary, width: Option<usize>) -> String {
     out.push_str(&table::fit(&rows::aggregate_table(s), width));
     out.push_str("\nOVERALL\n");
     out.push_str(&label_lines(&rows::overall_lines(s)));
+    if let Some(g) = &s.graders {
+        out.push_str(&format!("\n{}\n", grader_rows::TITLE.to_uppercase()));
+        out.push_str(&label_lines(&grader_rows::agreement_lines(g)));
+        for d in &g.disagreements {
+            out.push_str(&format!(
+                "  {}: Claw-Eval {:.4} {}, clawrun {:.4} {}: {}\n",
+                d.trial,
+                d.claw_eval_score,
+                if d.claw_eval_passed { "pass" } else { "fail" },
+                d.clawrun_score,
+                if d.clawrun_passed { "pass" } else { "fail" },
+                d.why
+            ));
+        }
+    }
     if !banners.is_empty() {
         out.push('\n');
         out.push_str(&banners);

@@ -7,6 +7,7 @@
 //! - [`totals`]: tokens, wall time and cost.
 
 pub mod aggregate;
+pub mod graders;
 pub mod merge;
 pub mod task;
 pub mod totals;
@@ -23,6 +24,7 @@ use crate::stats::{BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 use crate::timing::Timings;
 
 pub use self::aggregate::{Aggregate, Estimate};
+pub use self::graders::{Disagreement, GraderAgreement};
 pub use self::task::{TaskSummary, TrialScore};
 pub use self::totals::Totals;
 
@@ -70,6 +72,10 @@ pub struct Summary {
     pub sessions: u32,
     /// Whether a price table was given (costs are shown only then).
     pub priced: bool,
+    /// Claw-Eval's grader against clawrun's rubric, when trials were graded both ways
+    /// (`--grader both`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graders: Option<GraderAgreement>,
     /// One header per run folder (set by the caller; empty from [`Summary::from_records`]).
     /// Shown by the text, Markdown and HTML outputs, not in the JSON.
     #[serde(skip)]
@@ -122,6 +128,7 @@ impl Summary {
             .map(|(g, ts)| Aggregate::of(g.as_str(), ts))
             .collect();
         let overall = Aggregate::of("overall", &tasks.iter().collect::<Vec<_>>());
+        let graders = GraderAgreement::of(merged.values());
         Ok(Summary {
             k,
             bootstrap: BootstrapInfo {
@@ -137,6 +144,7 @@ impl Summary {
             run_wall_ms: (inputs.timings.sessions > 0).then_some(inputs.timings.session_ms),
             sessions: inputs.timings.sessions,
             priced: inputs.prices.is_some(),
+            graders,
             runs: Vec::new(),
         })
     }

@@ -49,6 +49,7 @@ pub fn render_html(summary: &Summary, trials: &[TrialView]) -> String {
     out.push_str(&page::cards(summary));
     out.push_str(&page::aggregate_table(summary));
     out.push_str(&page::task_table(summary));
+    out.push_str(&page::graders(summary));
     out.push_str(&tail(&trials));
     out
 }

@@ -382,3 +382,37 @@ pub fn unjudged(unjudged: u32, partly: u32) -> String {
     }
     parts.join(" ")
 }
+
+/// Claw-Eval's grader against clawrun's rubric (`--grader both`); empty when the run has no
+/// trial graded both ways.
+pub fn graders(s: &Summary) -> String {
+    let Some(g) = &s.graders else {
+        return String::new();
+    };
+    let mut out = format!(
+        "<section id=\"graders\">\n<h2>{}</h2>\n<ul class=\"meta\">\n",
+        esc(crate::render::grader_rows::TITLE)
+    );
+    for (label, value) in crate::render::grader_rows::agreement_lines(g) {
+        out.push_str(&format!("<li>{}: {}</li>\n", esc(&label), esc(&value)));
+    }
+    out.push_str("</ul>\n");
+    if !g.disagreements.is_empty() {
+        let t = crate::render::grader_rows::disagreement_table(g);
+        out.push_str("<table class=\"agg\">\n<thead><tr>");
+        for h in &t.header {
+            out.push_str(&format!("<th>{}</th>", esc(h)));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for row in &t.rows {
+            out.push_str("<tr>");
+            for c in row {
+                out.push_str(&format!("<td>{}</td>", esc(c)));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    out.push_str("</section>\n");
+    out
+}
