@@ -54,6 +54,66 @@ impl Checkout {
         self.grader_rel(task_id).is_some()
     }
 
+    /// Where `task`'s grader calls an LLM judge (`judge.evaluate...`, `judge.client`), read
+    /// from its source: the grader, the peer graders it loads (`load_peer_grader("ID")`) and
+    /// the checkout's grader modules it imports (`claw_eval.graders.NAME`), each once. Entries
+    /// name the file and the call; empty when no path through the grader reaches a judge.
+    /// A static reading: a call behind a condition counts.
+    pub fn judge_uses(&self, task: &LoadedTask) -> Vec<String> {
+        let first = match task.read_task_file("grader.py") {
+            Ok(bytes) => (format!("{}/grader.py", task.dir), bytes),
+            Err(_) => match self.grader_rel(&task.task.task_id) {
+                Some(rel) => match self.suite.read_suite_file(&rel) {
+                    Ok(bytes) => (rel, bytes),
+                    Err(_) => return Vec::new(),
+                },
+                None => return Vec::new(),
+            },
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        let mut queue = vec![first];
+        let mut uses = Vec::new();
+        while let Some((name, bytes)) = queue.pop() {
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            for call in [
+                "judge.evaluate_actions",
+                "judge.evaluate_visual",
+                "judge.client",
+            ] {
+                if text.contains(call) {
+                    uses.push(format!("{name}: {call}"));
+                }
+            }
+            if text
+                .match_indices("judge.evaluate")
+                .any(|(i, _)| !text[i + "judge.evaluate".len()..].starts_with('_'))
+            {
+                uses.push(format!("{name}: judge.evaluate"));
+            }
+            for peer in quoted_after(&text, "load_peer_grader(") {
+                let rel = format!("tasks/{peer}/grader.py");
+                if let Ok(bytes) = self.suite.read_suite_file(&rel) {
+                    queue.push((rel, bytes));
+                }
+            }
+            for module in words_after(&text, "claw_eval.graders.") {
+                if matches!(module.as_str(), "base" | "registry" | "llm_judge") {
+                    continue;
+                }
+                let rel = format!("{PACKAGE_DIR}/graders/{module}.py");
+                if let Ok(bytes) = self.suite.read_suite_file(&rel) {
+                    queue.push((rel, bytes));
+                }
+            }
+        }
+        uses.sort();
+        uses.dedup();
+        uses
+    }
+
     fn grader_rel(&self, task_id: &str) -> Option<String> {
         let rel = format!("tasks/{task_id}/grader.py");
         self.root.join(&rel).is_file().then_some(rel)
@@ -81,18 +141,21 @@ impl Checkout {
         for (rel, bytes) in package {
             put(&mut vfs, &format!("{GUEST_ROOT}/{rel}"), &bytes)?;
         }
-        let folders = self
-            .suite
-            .discover()
-            .with_context(|| format!("listing the tasks of {}", self.root.display()))?;
+        // Every task folder's task.yaml and grader.py (graders load their peers' by task id;
+        // a peer folder may hold only its grader).
+        let mut folders: Vec<String> = match self.suite.dir().read_dir("tasks") {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect(),
+            Err(e) => bail!("listing {}/tasks: {e}", self.root.display()),
+        };
+        folders.sort();
         for folder in folders {
             for name in ["task.yaml", "grader.py"] {
-                let rel = format!("{folder}/{name}");
-                if self.root.join(&rel).is_file() {
-                    let bytes = self
-                        .suite
-                        .read_suite_file(&rel)
-                        .map_err(|e| anyhow::anyhow!("reading the checkout's {rel}: {e}"))?;
+                let rel = format!("tasks/{folder}/{name}");
+                if let Ok(bytes) = self.suite.read_suite_file(&rel) {
                     put(&mut vfs, &format!("{GUEST_ROOT}/{rel}"), &bytes)?;
                 }
             }
@@ -133,4 +196,31 @@ impl Checkout {
         }
         Ok((vfs, format!("{task_dir}/task.yaml")))
     }
+}
+
+/// The string literals right after each `prefix` (`load_peer_grader("T001zh")` gives
+/// `T001zh`).
+fn quoted_after(text: &str, prefix: &str) -> Vec<String> {
+    text.match_indices(prefix)
+        .filter_map(|(i, _)| {
+            let rest = &text[i + prefix.len()..];
+            let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+            let end = rest[1..].find(quote)?;
+            Some(rest[1..1 + end].to_string())
+        })
+        .collect()
+}
+
+/// The identifiers right after each `prefix` (`claw_eval.graders.pinbench_common` gives
+/// `pinbench_common`).
+fn words_after(text: &str, prefix: &str) -> Vec<String> {
+    text.match_indices(prefix)
+        .map(|(i, _)| {
+            text[i + prefix.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
 }

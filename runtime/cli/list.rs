@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::output::{self, outln};
 use super::{EXIT_USAGE, UsageError};
+use crate::run::grading::{GraderChoice, Grading};
 use crate::run::selection::TaskFilter;
 use crate::run::status::{StatusCounts, TaskStatus};
 
@@ -55,7 +56,12 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
         output::error_line(format_args!("{e}"));
     }
     let failed = dirs.len() - loaded;
-    let statuses: Vec<TaskStatus> = tasks.iter().map(TaskStatus::of).collect();
+    // A checkout's tasks are graded by their grader.py: its judge calls decide `needs-judge`.
+    let grading = Grading::resolve(GraderChoice::Auto, None, &args.suite)?;
+    let statuses: Vec<TaskStatus> = tasks
+        .iter()
+        .map(|t| TaskStatus::of(t).for_grading(t, &grading))
+        .collect();
     if args.json {
         let rows: Vec<_> = tasks
             .iter()

@@ -9,6 +9,7 @@ use clawrun_judge::ScoreConfig;
 
 use super::UsageError;
 use super::output::outln;
+use crate::run::grading::{GraderChoice, Grading, TaskGrading};
 use crate::run::runner::{Prepared, Skipped, prepare_selection};
 use crate::run::selection::TaskFilter;
 use crate::run::status::{StatusCounts, TaskStatus, has_rubric};
@@ -45,6 +46,8 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
     options.tasks = args.tasks.clone();
     options.filter = args.filter.clone();
     let Prepared { tasks, skipped } = prepare_selection(&options, None)?;
+    // A checkout's tasks are graded by their grader.py: its judge calls decide `needs-judge`.
+    let grading = Grading::resolve(GraderChoice::Auto, None, &args.suite)?;
     let harness = Harness::new()?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -69,11 +72,13 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
                 continue;
             }
         };
-        statuses.push(TaskStatus::before_setup(&task.loaded.task));
+        statuses
+            .push(TaskStatus::before_setup(&task.loaded.task).for_grading(&task.loaded, &grading));
+        let by_grader_py = grading.for_task(&task.loaded) != TaskGrading::Native;
         let mut out = validate_task(&rt, &harness, task, &options.score)?;
         let mut warnings: Vec<String> =
             task.loaded.warnings.iter().map(|w| w.to_string()).collect();
-        if !has_rubric(&task.loaded.task) {
+        if !has_rubric(&task.loaded.task) && !by_grader_py {
             warnings.push(format!(
                 "{id}: no rubric clawrun can apply (no weighted scoring_components or rubric item, \
                  no judge_rubric): only the robustness part ({:.1}) can ever be scored (hint: grade \

@@ -134,6 +134,23 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
             SetupError::Usage(format!("{}: the run holds no trials", source.display())).into(),
         );
     }
+    // Re-judging replaces verdicts with clawrun's rubric's: never for trials a Claw-Eval
+    // grader scored, whose verdict would silently change graders.
+    let by_grader: Vec<String> = latest
+        .values()
+        .filter(|r| r.grader.is_some())
+        .map(TrialRecord::key)
+        .collect();
+    if !by_grader.is_empty() {
+        return Err(SetupError::Usage(format!(
+            "{}: {} trial(s) were graded by Claw-Eval's grader.py (e.g. {}), which `clawrun judge` \
+             does not re-run yet: run the trials again with `clawrun run --judge MODEL` instead",
+            source.display(),
+            by_grader.len(),
+            by_grader[0]
+        ))
+        .into());
+    }
     let tasks = load_tasks(&options.suite, latest.values())?;
 
     let judge_config = with_cache(&options.judge, options.cache);

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use super::grading::{Grading, TaskGrading};
+
 use clawrun_task::{Check, LoadedTask, ServiceSpec, Task};
 
 use crate::services::{self, LoadError, ServiceSet, Timestamp};
@@ -139,6 +141,31 @@ impl TaskStatus {
                 }
             )),
             TaskStatus::Unsupported { reason, .. } => Some(reason.clone()),
+        }
+    }
+
+    /// The status when `grading` scores the task with a Claw-Eval `grader.py`: whether a judge
+    /// is needed comes from the grader's source (see [`Checkout::judge_uses`]), not from the
+    /// declarative rubric it replaces. Unchanged for tasks clawrun's rubric grades.
+    ///
+    /// [`Checkout::judge_uses`]: crate::claw_eval::Checkout::judge_uses
+    pub fn for_grading(self, loaded: &LoadedTask, grading: &Grading) -> TaskStatus {
+        let Some(grader) = grading.claw_eval() else {
+            return self;
+        };
+        if grading.for_task(loaded) == TaskGrading::Native {
+            return self;
+        }
+        let uses = grader.checkout().judge_uses(loaded);
+        match self {
+            TaskStatus::Unsupported { .. } => self,
+            TaskStatus::NeedsUserModel { .. } => TaskStatus::NeedsUserModel {
+                also_judge: !uses.is_empty(),
+            },
+            TaskStatus::Runnable | TaskStatus::NeedsJudge(_) if uses.is_empty() => {
+                TaskStatus::Runnable
+            }
+            TaskStatus::Runnable | TaskStatus::NeedsJudge(_) => TaskStatus::NeedsJudge(uses),
         }
     }
 

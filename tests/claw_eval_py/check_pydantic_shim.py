@@ -672,8 +672,8 @@ def check_graders(c: Checks, claw_dir: Path, work: Path) -> None:
         name = d.name
         grader = c.run(f"grader/{name}/load", lambda: get_grader(name, tasks_dir=tasks_dir),
                        record=lambda g: [k.__name__ for k in type(g).__mro__])
-        if grader is None:
-            continue
+        if grader is None or not (d / "task.yaml").is_file():
+            continue  # a peer kept only for its grader is loaded, not graded
         task = TaskDefinition.from_yaml(d / "task.yaml")
         msgs, dispatches, audit, media = synthetic_trace(task, tr, content, message)
         judge = FakeJudge(JudgeResult)
