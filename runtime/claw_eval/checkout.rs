@@ -12,6 +12,14 @@ pub const GUEST_ROOT: &str = "/claw-eval";
 /// The package folder of a checkout, relative to its root.
 const PACKAGE_DIR: &str = "src/claw_eval";
 
+/// A task's own folder as the grading sandbox holds it.
+pub struct TaskFiles {
+    /// (guest path, bytes) of each file.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The guest path of its `task.yaml`.
+    pub task_yaml: String,
+}
+
 /// A Claw-Eval checkout.
 #[derive(Clone)]
 pub struct Checkout {
@@ -119,21 +127,11 @@ impl Checkout {
         self.root.join(&rel).is_file().then_some(rel)
     }
 
-    /// The read-only layer a grading of `task` starts from: the package at
-    /// `/claw-eval/src/claw_eval`, every task folder's `task.yaml` and `grader.py` (graders
-    /// load their peers' by task id), and the task's own folder (as clawrun loaded it, with
-    /// the checkout's grader placed in it when the folder has none) at
-    /// `/claw-eval/tasks/<folder name>`. Returns the layer and the guest path of the task's
-    /// `task.yaml`.
-    pub fn layer(&self, task: &LoadedTask) -> Result<(Vfs, String)> {
+    /// The layer every grading starts from: the package at `/claw-eval/src/claw_eval` and every
+    /// task folder's `task.yaml` and `grader.py` (graders load their peers' by task id; a peer
+    /// folder may hold only its grader).
+    pub fn base_layer(&self) -> Result<Vfs> {
         let mut vfs = Vfs::new();
-        let put = |vfs: &mut Vfs, path: &str, bytes: &[u8]| -> Result<()> {
-            if let Some((dir, _)) = path.rsplit_once('/') {
-                vfs.create_dir_all(dir)?;
-            }
-            vfs.write_file(path, bytes)?;
-            Ok(())
-        };
         let package = self
             .suite
             .read_suite_tree(PACKAGE_DIR)
@@ -141,8 +139,6 @@ impl Checkout {
         for (rel, bytes) in package {
             put(&mut vfs, &format!("{GUEST_ROOT}/{rel}"), &bytes)?;
         }
-        // Every task folder's task.yaml and grader.py (graders load their peers' by task id;
-        // a peer folder may hold only its grader).
         let mut folders: Vec<String> = match self.suite.dir().read_dir("tasks") {
             Ok(entries) => entries
                 .filter_map(Result::ok)
@@ -160,6 +156,12 @@ impl Checkout {
                 }
             }
         }
+        Ok(vfs)
+    }
+
+    /// `task`'s own folder as clawrun loaded it, at `/claw-eval/tasks/<folder name>`, with the
+    /// checkout's grader placed in it when the folder has none.
+    pub fn task_files(&self, task: &LoadedTask) -> Result<TaskFiles> {
         let name = task
             .dir
             .rsplit('/')
@@ -171,15 +173,18 @@ impl Checkout {
             .suite()
             .read_suite_tree(&task.dir)
             .map_err(|e| anyhow::anyhow!("reading the task folder {}: {e}", task.dir))?;
-        for (rel, bytes) in own {
-            let inside = rel
-                .strip_prefix(&task.dir)
-                .map(|r| r.trim_start_matches('/'))
-                .unwrap_or(&rel);
-            put(&mut vfs, &format!("{task_dir}/{inside}"), &bytes)?;
-        }
+        let mut files: Vec<(String, Vec<u8>)> = own
+            .into_iter()
+            .map(|(rel, bytes)| {
+                let inside = rel
+                    .strip_prefix(&task.dir)
+                    .map(|r| r.trim_start_matches('/').to_string())
+                    .unwrap_or(rel);
+                (format!("{task_dir}/{inside}"), bytes)
+            })
+            .collect();
         let grader = format!("{task_dir}/grader.py");
-        if vfs.resolve(&grader).is_err() {
+        if !files.iter().any(|(p, _)| p == &grader) {
             let Some(rel) = self.grader_rel(&task.task.task_id) else {
                 bail!(
                     "the Claw-Eval checkout {} has no grader for {} (tasks/{}/grader.py)",
@@ -192,9 +197,12 @@ impl Checkout {
                 .suite
                 .read_suite_file(&rel)
                 .map_err(|e| anyhow::anyhow!("reading the checkout's {rel}: {e}"))?;
-            put(&mut vfs, &grader, &bytes)?;
+            files.push((grader, bytes));
         }
-        Ok((vfs, format!("{task_dir}/task.yaml")))
+        Ok(TaskFiles {
+            files,
+            task_yaml: format!("{task_dir}/task.yaml"),
+        })
     }
 }
 
@@ -223,4 +231,13 @@ fn words_after(text: &str, prefix: &str) -> Vec<String> {
         })
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// Writes `bytes` at `path` in `vfs`, making its folders.
+pub(crate) fn put(vfs: &mut Vfs, path: &str, bytes: &[u8]) -> Result<()> {
+    if let Some((dir, _)) = path.rsplit_once('/') {
+        vfs.create_dir_all(dir)?;
+    }
+    vfs.write_file(path, bytes)?;
+    Ok(())
 }

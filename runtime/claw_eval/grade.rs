@@ -1,30 +1,32 @@
 //! Grading one trial with its Claw-Eval grader inside the Python sandbox.
 //!
-//! The sandbox's filesystem is built for the grading alone (never the trial's): the checkout's
-//! layer (see [`Checkout::layer`]), clawrun's driver and its `pydantic` / `openai` stand-ins at
-//! `/clawrun`, the evidence at `/grading`. The interpreter runs
-//! `/clawrun/clawrun_grade.py`, which writes `/grading/result.json`.
+//! The sandbox's filesystem is built for grading alone (never a trial's): the checkout's layer
+//! (see [`Checkout::base_layer`]), clawrun's driver and its `pydantic` / `openai` stand-ins at
+//! `/clawrun`, the task's folder and the evidence at `/grading`. Gradings run in warm
+//! interpreters ([`server`](super::server)), one per worker, each of which has imported the
+//! package once; the driver `/clawrun/clawrun_grade.py` writes `/grading/result.json`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::Result;
 use clawrun_task::LoadedTask;
 use clawrun_vfs::Vfs;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::checkout::{Checkout, GUEST_ROOT};
+use super::checkout::{Checkout, GUEST_ROOT, TaskFiles, put};
 use super::export::Exported;
 use super::judge_door::{JudgeDoor, SPOOL};
-use crate::sandbox::clock::VirtualClock;
-use crate::sandbox::fs::SharedFs;
-use crate::sandbox::{DEFAULT_OUTPUT_CAP, RunConfig};
+use super::server::{Job, Server};
 
 /// clawrun's Python files, at `/clawrun/<name>`.
-const PYTHON_FILES: [(&str, &str); 3] = [
+const PYTHON_FILES: [(&str, &str); 4] = [
     ("clawrun_grade.py", include_str!("python/clawrun_grade.py")),
+    (
+        "clawrun_grade_server.py",
+        include_str!("python/clawrun_grade_server.py"),
+    ),
     (
         "pydantic/__init__.py",
         include_str!("python/pydantic/__init__.py"),
@@ -40,11 +42,6 @@ const DRIVER_DIR: &str = "/clawrun";
 const EVIDENCE_DIR: &str = "/grading";
 /// Fuel of one grading: importing the package and a grader takes ~1e9; graders are light.
 pub const GRADING_FUEL: u64 = 100_000_000_000;
-/// Memory of one grading.
-const GRADING_MEMORY: usize = 1 << 30;
-/// Real-time backstop of one grading without a judge (with one, judge calls take the
-/// model's time, and fuel bounds the grader's own work).
-const GRADING_DEADLINE: Duration = Duration::from_secs(300);
 
 /// What a Claw-Eval grader said about a trial.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,7 +93,10 @@ enum DriverResult {
 /// Grades trials with a checkout's graders; share one per run.
 pub struct ClawEvalGrader {
     checkout: Checkout,
-    layers: Mutex<BTreeMap<String, Arc<(Vfs, String)>>>,
+    base: Mutex<Option<Arc<Vfs>>>,
+    tasks: Mutex<BTreeMap<String, Arc<TaskFiles>>>,
+    /// Idle warm interpreters.
+    servers: Mutex<Vec<Server>>,
 }
 
 impl ClawEvalGrader {
@@ -104,7 +104,9 @@ impl ClawEvalGrader {
     pub fn new(checkout: Checkout) -> Self {
         Self {
             checkout,
-            layers: Mutex::new(BTreeMap::new()),
+            base: Mutex::new(None),
+            tasks: Mutex::new(BTreeMap::new()),
+            servers: Mutex::new(Vec::new()),
         }
     }
 
@@ -113,30 +115,37 @@ impl ClawEvalGrader {
         &self.checkout
     }
 
-    /// The task's base filesystem (built once per task, forked per grading).
-    fn layer(&self, task: &LoadedTask) -> Result<Arc<(Vfs, String)>> {
+    /// The layer every server starts from (built once).
+    fn base(&self) -> Result<Arc<Vfs>> {
+        let mut base = self.base.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = base.as_ref() {
+            return Ok(found.clone());
+        }
+        let mut vfs = self.checkout.base_layer()?;
+        for (name, text) in PYTHON_FILES {
+            put(&mut vfs, &format!("{DRIVER_DIR}/{name}"), text.as_bytes())?;
+        }
+        for dir in ["/tmp", SPOOL, EVIDENCE_DIR] {
+            vfs.create_dir_all(dir)?;
+        }
+        let built = Arc::new(vfs);
+        *base = Some(built.clone());
+        Ok(built)
+    }
+
+    /// The task's folder files and its task.yaml's guest path (read once per task).
+    fn task(&self, task: &LoadedTask) -> Result<Arc<TaskFiles>> {
         let key = task.dir.clone();
         if let Some(found) = self
-            .layers
+            .tasks
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
         {
             return Ok(found.clone());
         }
-        let (mut vfs, task_yaml) = self.checkout.layer(task)?;
-        for (name, text) in PYTHON_FILES {
-            let path = format!("{DRIVER_DIR}/{name}");
-            if let Some((dir, _)) = path.rsplit_once('/') {
-                vfs.create_dir_all(dir)?;
-            }
-            vfs.write_file(&path, text.as_bytes())?;
-        }
-        for dir in ["/tmp", SPOOL, EVIDENCE_DIR] {
-            vfs.create_dir_all(dir)?;
-        }
-        let built = Arc::new((vfs, task_yaml));
-        self.layers
+        let built = Arc::new(self.checkout.task_files(task)?);
+        self.tasks
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(key, built.clone());
@@ -145,7 +154,7 @@ impl ClawEvalGrader {
 
     /// Grades one trial's `evidence` with `task`'s grader; `judge` answers judge calls (its
     /// model, when it has one, is named `judge_model` to the grader). `Err` only when the
-    /// grading could not be set up (the checkout unreadable, the interpreter missing).
+    /// grading could not be set up (the checkout unreadable).
     pub fn grade(
         &self,
         task: &LoadedTask,
@@ -154,95 +163,110 @@ impl ClawEvalGrader {
         judge_model: Option<&str>,
         seed: u64,
     ) -> Result<Grading> {
-        let base = self.layer(task)?;
-        let mut vfs = base.0.fork();
-        vfs.write_file(&format!("{EVIDENCE_DIR}/trace.jsonl"), &evidence.trace)?;
-        vfs.write_file(
-            &format!("{EVIDENCE_DIR}/env_snapshot.json"),
-            &evidence.env_snapshot,
-        )?;
+        let base = self.base()?;
+        let files = self.task(task)?;
+        let out = format!("{EVIDENCE_DIR}/result.json");
         let mut args = vec![
-            format!("{DRIVER_DIR}/clawrun_grade.py"),
             "--checkout".into(),
             GUEST_ROOT.into(),
             "--task-yaml".into(),
-            base.1.clone(),
+            files.task_yaml.clone(),
             "--evidence".into(),
             EVIDENCE_DIR.into(),
             "--out".into(),
-            format!("{EVIDENCE_DIR}/result.json"),
+            out.clone(),
         ];
         if let Some(model) = judge_model {
             args.extend(["--judge-model".into(), model.to_string()]);
         }
-        let clock = VirtualClock::default();
-        let fs = SharedFs::new(vfs, clock.clone());
-        let config = RunConfig {
+        let task_dir = files.task_yaml.trim_end_matches("/task.yaml").to_string();
+        let mut job_files = files.files.clone();
+        job_files.push((
+            format!("{EVIDENCE_DIR}/trace.jsonl"),
+            evidence.trace.clone(),
+        ));
+        job_files.push((
+            format!("{EVIDENCE_DIR}/env_snapshot.json"),
+            evidence.env_snapshot.clone(),
+        ));
+        let job = Job {
+            files: job_files,
+            task_dir,
             args,
+            out,
             seed,
+            judge: judge.clone(),
             fuel: GRADING_FUEL,
-            max_memory: GRADING_MEMORY,
-            stdout_cap: DEFAULT_OUTPUT_CAP,
-            stderr_cap: DEFAULT_OUTPUT_CAP,
-            clock,
-            deadline: judge_model.is_none().then_some(GRADING_DEADLINE),
-            door: Some(judge.clone()),
-            ..RunConfig::default()
         };
-        let run = crate::python::launcher()
-            .run_python(fs.clone(), "/", config)
-            .map_err(|e| anyhow!("{e}"))
-            .context("running the Claw-Eval grader")?;
-        let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
-        let written = fs
+        let mut server = self
+            .servers
             .lock()
-            .vfs
-            .read_file(&format!("{EVIDENCE_DIR}/result.json"))
-            .ok();
-        let (outcome, result) = match written.as_deref().map(serde_json::from_slice::<Value>) {
-            Some(Ok(value)) => match serde_json::from_value::<DriverResult>(value.clone()) {
-                Ok(DriverResult::Graded(g)) => (Outcome::Graded(g), value),
-                Ok(DriverResult::NeedsJudge { reason }) => (Outcome::NeedsJudge(reason), value),
-                Ok(DriverResult::Error { error }) => (Outcome::Failed(error), value),
-                Err(e) => (
-                    Outcome::Failed(format!("the grading driver's result is malformed: {e}")),
-                    value,
-                ),
-            },
-            Some(Err(e)) => (
-                Outcome::Failed(format!("the grading driver's result is not JSON: {e}")),
-                Value::Null,
-            ),
-            None => {
-                let why = run
-                    .status
-                    .message()
-                    .unwrap_or_else(|| format!("exit status {}", run.status.exit_code()));
-                let tail: String = stderr
-                    .lines()
-                    .rev()
-                    .take(20)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                (
-                    Outcome::Failed(format!("the grader wrote no result ({why})\n{tail}")),
-                    Value::Null,
+            .unwrap_or_else(|p| p.into_inner())
+            .pop()
+            .unwrap_or_else(|| {
+                Server::start(
+                    &base,
+                    &format!("{DRIVER_DIR}/clawrun_grade_server.py"),
+                    GUEST_ROOT,
                 )
+            });
+        let done = server.run(job);
+        let (outcome, mut result) = match done {
+            Ok(done) => {
+                self.servers
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(server);
+                read_result(done.result.as_deref())
             }
+            // The interpreter died (out of fuel, a trap): this grading failed, the next one
+            // gets a fresh server.
+            Err(why) => (Outcome::Failed(why), Value::Null),
         };
+        // What the grader printed is kept beside its result, not in it. (Fuel is not recorded:
+        // a warm interpreter's cost depends on what it graded before.)
+        let mut take = |key: &str| {
+            result
+                .as_object_mut()
+                .and_then(|o| o.remove(key))
+                .unwrap_or(Value::Null)
+        };
+        let (stdout, stderr) = (take("stdout"), take("stderr"));
         let record = serde_json::json!({
             "grader": "claw-eval",
-            "checkout_task_yaml": base.1,
+            "checkout_task_yaml": files.task_yaml,
             "result": result,
             "judge_exchanges": judge.exchanges(),
             "stdout": stdout,
             "stderr": stderr,
-            "fuel_used": run.fuel_used,
         });
         Ok(Grading { outcome, record })
     }
+}
+
+/// The driver's result file as an outcome, and the result without its captured output (which
+/// the record keeps beside it).
+fn read_result(written: Option<&[u8]>) -> (Outcome, Value) {
+    let Some(bytes) = written else {
+        return (
+            Outcome::Failed("the grader wrote no result".into()),
+            Value::Null,
+        );
+    };
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return (
+                Outcome::Failed(format!("the grading driver's result is not JSON: {e}")),
+                Value::Null,
+            );
+        }
+    };
+    let outcome = match serde_json::from_value::<DriverResult>(value.clone()) {
+        Ok(DriverResult::Graded(g)) => Outcome::Graded(g),
+        Ok(DriverResult::NeedsJudge { reason }) => Outcome::NeedsJudge(reason),
+        Ok(DriverResult::Error { error }) => Outcome::Failed(error),
+        Err(e) => Outcome::Failed(format!("the grading driver's result is malformed: {e}")),
+    };
+    (outcome, value)
 }

@@ -9,7 +9,7 @@ use base64::Engine as _;
 use clawrun_agents::{Block, Complete, Conversation, Message, Role};
 use serde_json::{Value, json};
 
-use crate::sandbox::door::{ANSWERED_IN_SPOOL, Door};
+use crate::sandbox::door::{ANSWERED_IN_SPOOL, Answer, Door, NO_HOST};
 use crate::sandbox::fs::SharedFs;
 
 /// The spool folder, as `openai/__init__.py` names it.
@@ -83,9 +83,17 @@ impl JudgeDoor {
 }
 
 impl Door for JudgeDoor {
-    fn ring(&self, fs: &SharedFs) -> i32 {
+    fn ring(&self, fs: &SharedFs) -> Answer {
+        Answer::code(self.answer_spool(fs))
+    }
+}
+
+impl JudgeDoor {
+    /// Answers the oldest unanswered judge request in `fs`'s spool: [`ANSWERED_IN_SPOOL`], or
+    /// [`NO_HOST`] when there is none (or the answer cannot be written).
+    pub fn answer_spool(&self, fs: &SharedFs) -> i32 {
         let Some((stem, request)) = Self::next_request(fs) else {
-            return crate::sandbox::door::NO_HOST;
+            return NO_HOST;
         };
         let response = self.answer(&request);
         let bytes = serde_json::to_vec(&response).expect("JSON serialises");
@@ -96,7 +104,7 @@ impl Door for JudgeDoor {
                 .write_file(&format!("{SPOOL}/{stem}.response.json"), &bytes)
                 .is_err()
             {
-                return crate::sandbox::door::NO_HOST;
+                return NO_HOST;
             }
         }
         let request: Value = serde_json::from_slice(&request).unwrap_or(Value::Null);

@@ -8,6 +8,7 @@ pub mod checkout;
 pub mod export;
 pub mod grade;
 pub mod judge_door;
+pub mod server;
 pub mod verdict;
 
 pub use self::checkout::Checkout;

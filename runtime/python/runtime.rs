@@ -133,8 +133,13 @@ impl PythonRuntime {
             .and_then(|mut host| {
                 host.func_wrap(
                     "call",
-                    |store: wasmtime::StoreContextMut<'_, StoreData>, _: (i32, i32, i32, i32)| {
-                        Ok((store.data().ring_door(),))
+                    |mut store: wasmtime::StoreContextMut<'_, StoreData>,
+                     _: (i32, i32, i32, i32)| {
+                        let answer = store.data().ring_door();
+                        if let Some(fuel) = answer.set_fuel {
+                            store.set_fuel(fuel)?;
+                        }
+                        Ok((answer.code,))
                     },
                 )
             })

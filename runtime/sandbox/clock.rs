@@ -40,6 +40,9 @@ pub struct VirtualClock {
 struct ClockInner {
     epoch: Duration,
     elapsed_ns: AtomicU64,
+    /// Nanoseconds of elapsed time the wall clock does not count (see
+    /// [`VirtualClock::restart_wall`]); 0 unless restarted.
+    wall_base_ns: AtomicU64,
     /// The smallest monotonic reading the guest may get next (one past the last one given).
     next_reading_ns: AtomicU64,
     /// Deadlines of the sleeps currently being polled (deadline -> how many), so a pass that
@@ -60,6 +63,7 @@ impl VirtualClock {
             inner: Arc::new(ClockInner {
                 epoch,
                 elapsed_ns: AtomicU64::new(0),
+                wall_base_ns: AtomicU64::new(0),
                 next_reading_ns: AtomicU64::new(0),
                 waiting: Mutex::new(BTreeMap::new()),
             }),
@@ -112,7 +116,17 @@ impl VirtualClock {
 
     /// The wall-clock reading, as a duration since the Unix epoch.
     pub fn wall(&self) -> Duration {
-        self.inner.epoch + Duration::from_nanos(self.elapsed_ns())
+        let base = self.inner.wall_base_ns.load(Ordering::SeqCst);
+        self.inner.epoch + Duration::from_nanos(self.elapsed_ns().saturating_sub(base))
+    }
+
+    /// Sets the wall clock back to the epoch while monotonic time goes on (a wall clock may
+    /// jump; a monotonic one may not): a program kept across independent jobs reads the same
+    /// wall time at the start of each.
+    pub fn restart_wall(&self) {
+        self.inner
+            .wall_base_ns
+            .store(self.elapsed_ns(), Ordering::SeqCst);
     }
 
     /// The wall-clock reading as a VFS timestamp.

@@ -17,9 +17,27 @@ pub const NO_HOST: i32 = -1;
 /// mean "no host": the guest then reads the answer from the spool.
 pub const ANSWERED_IN_SPOOL: i32 = -2;
 
+/// What a ring returns to the guest, and what it does to the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The code the guest's call returns ([`NO_HOST`] or [`ANSWERED_IN_SPOOL`]).
+    pub code: i32,
+    /// The run's fuel from now on, when the door sets it (a new job's budget).
+    pub set_fuel: Option<u64>,
+}
+
+impl Answer {
+    /// `code`, fuel untouched.
+    pub fn code(code: i32) -> Self {
+        Self {
+            code,
+            set_fuel: None,
+        }
+    }
+}
+
 /// What serves the door for one run.
 pub trait Door: Send + Sync {
-    /// The guest rang: answer the requests waiting in `fs` (the run's own filesystem) and
-    /// return the code the guest's call returns.
-    fn ring(&self, fs: &SharedFs) -> i32;
+    /// The guest rang: answer the requests waiting in `fs` (the run's own filesystem).
+    fn ring(&self, fs: &SharedFs) -> Answer;
 }

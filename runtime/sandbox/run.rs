@@ -456,7 +456,8 @@ impl PreparedStore {
     /// Ends the run: `result` is the program's exit code or the error that stopped it; the
     /// outcome carries the filesystem as `shared` holds it now.
     pub(crate) fn finish(self, result: wasmtime::Result<i32>, shared: SharedFs) -> RunOutcome {
-        let fuel_used = self.fuel - self.store.get_fuel().unwrap_or(0);
+        // A door may have set the budget anew (a warm interpreter's next job).
+        let fuel_used = self.fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));
         let status = match result {
             Ok(code) => Status::Exited(code),
             Err(e) => classify(&e, self.fuel, self.deadline, &self.store.data().limits),

@@ -25,12 +25,12 @@ pub struct StoreData {
 }
 
 impl StoreData {
-    /// The guest rang the interpreter's host door: the run's door answers, over the run's
-    /// own filesystem; without one, "no host".
-    pub(crate) fn ring_door(&self) -> i32 {
+    /// The guest rang the interpreter's host door: the run's door answers, over the run's own
+    /// filesystem; without one, "no host".
+    pub(crate) fn ring_door(&self) -> super::door::Answer {
         match &self.door {
             Some(door) => door.ring(&self.vfs.fs),
-            None => super::door::NO_HOST,
+            None => super::door::Answer::code(super::door::NO_HOST),
         }
     }
 }

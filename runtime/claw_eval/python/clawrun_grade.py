@@ -65,7 +65,8 @@ def _arguments(argv: list[str]) -> argparse.Namespace:
 
 def grade(args: argparse.Namespace) -> dict:
     checkout = Path(args.checkout)
-    sys.path.insert(0, str(checkout / "src"))
+    if str(checkout / "src") not in sys.path:
+        sys.path.insert(0, str(checkout / "src"))
 
     from claw_eval.cli import _grade_with_optional_params, _resolve_tasks_dir
     from claw_eval.graders.registry import get_grader
@@ -110,19 +111,27 @@ def grade(args: argparse.Namespace) -> dict:
     }
 
 
-def main(argv: list[str]) -> int:
+def run(argv: list[str]) -> dict:
+    """Grades the trial `argv` names; the result (every failure included) as a dict."""
     args = _arguments(argv)
     try:
-        result = grade(args)
+        return grade(args)
     except JudgeNeeded as e:
-        result = {"status": "needs_judge", "reason": str(e)}
+        return {"status": "needs_judge", "reason": str(e)}
     except BaseException as e:  # noqa: BLE001 - every failure is reported, none escapes
         if type(e).__name__ == "JudgeUnavailable":
-            result = {"status": "needs_judge", "reason": str(e)}
-        else:
-            result = {"status": "error", "error": traceback.format_exc()}
-    with open(args.out, "w", encoding="utf-8") as f:
+            return {"status": "needs_judge", "reason": str(e)}
+        return {"status": "error", "error": traceback.format_exc()}
+
+
+def write(result: dict, path: str) -> None:
+    """Writes `result` as the driver's result file."""
+    with open(path, "w", encoding="utf-8") as f:
         json.dump(result, f, ensure_ascii=False, sort_keys=True)
+
+
+def main(argv: list[str]) -> int:
+    write(run(argv), _arguments(argv).out)
     return 0
 
 
