@@ -18,6 +18,9 @@ use clawrun::run::grading::GraderChoice;
 use clawrun::run::{AgentSpec, RunOptions, run};
 use serde_json::Value;
 
+mod pyref_support;
+use pyref_support::reference_python;
+
 /// The scripted judge both sides share: answers depend on the prompt, so a difference in the
 /// evidence a grader shows its judge shows up as a difference in scores.
 const JUDGE: &str = r###"
@@ -41,29 +44,6 @@ rules:
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The reference interpreter: `CLAWRUN_PYREF`, else `scripts/pyref.sh`'s venv.
-fn reference_python() -> PathBuf {
-    let python = std::env::var_os("CLAWRUN_PYREF").map_or_else(
-        || {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map_or_else(|| repo().join("target"), PathBuf::from)
-                .join("pyref/bin/python")
-        },
-        PathBuf::from,
-    );
-    let ok = Command::new(&python)
-        .args(["-c", "import pydantic, openai, yaml"])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "{} cannot import pydantic, openai and yaml: run scripts/pyref.sh (scripts/test.sh does) \
-         or point CLAWRUN_PYREF at a Python that has them",
-        python.display()
-    );
-    python
 }
 
 /// The bundled tasks that have a Claw-Eval grader.

@@ -9,6 +9,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod pyref_support;
+use pyref_support::reference_python;
+
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -199,24 +202,12 @@ fn claw_eval_grading_needs_a_checkout() {
 /// checkout's models, traces, errors and graders (`tests/claw_eval_py/check_pydantic_shim.py`).
 #[test]
 fn the_pydantic_stand_in_matches_the_real_pydantic() {
-    let python = std::env::var_os("CLAWRUN_PYREF").map_or_else(
-        || {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map_or_else(|| repo().join("target"), PathBuf::from)
-                .join("pyref/bin/python")
-        },
-        PathBuf::from,
-    );
+    let python = reference_python();
     let o = Command::new(&python)
         .arg(repo().join("tests/claw_eval_py/check_pydantic_shim.py"))
         .arg(repo().join("third_party/claw-eval"))
         .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "{}: {e}: run scripts/pyref.sh (scripts/test.sh does) or set CLAWRUN_PYREF",
-                python.display()
-            )
-        });
+        .unwrap();
     assert!(
         o.status.success(),
         "{}\n{}",
