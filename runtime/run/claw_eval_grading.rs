@@ -74,7 +74,7 @@ pub fn grade(
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("no output");
             Err(anyhow!(
-                "Claw-Eval's grader failed: {last} (the traceback is in {}/{FOLDER}/grading.json)",
+                "Claw-Eval's grader failed: {last} (the traceback is in {}/{trial}/{FOLDER}/grading.json)",
                 task.id()
             ))
         }
