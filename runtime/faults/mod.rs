@@ -1,4 +1,4 @@
-//! Seeded fault injection at the host-call boundary (DESIGN §6).
+//! Seeded fault injection at the host-call boundary (ARCHITECTURE.md §6).
 //!
 //! - [`point`]: where — `service:<name><endpoint>`, `http:<host><path>`, `tool:<Name>`,
 //!   `fs:<op>:<path>` — and the [`Call`] the injector is asked about.

@@ -1,4 +1,4 @@
-//! Runs (DESIGN §9): tasks × trials on a worker pool, each finished trial appended to an
+//! Runs (ARCHITECTURE.md §9): tasks × trials on a worker pool, each finished trial appended to an
 //! fsynced journal, per-trial traces on disk, `--resume`, `--shard`, and the report at the end.
 //!
 //! - [`agent_spec`]: `--agent` and how an agent is built per trial.

@@ -1,4 +1,4 @@
-//! Mock services compatible with Claw-Eval's, with audit logs (DESIGN §6).
+//! Mock services compatible with Claw-Eval's, with audit logs (ARCHITECTURE.md §6).
 //!
 //! Each Claw-Eval mock server (gmail, calendar, todo, contacts, finance, notes, kb, helpdesk,
 //! inventory, rss, crm, config, scheduler, web, ocr, caption, documents) is a short declaration

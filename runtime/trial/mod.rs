@@ -1,4 +1,4 @@
-//! A trial, Setup -> Execution -> Judge (DESIGN §2).
+//! A trial, Setup -> Execution -> Judge (ARCHITECTURE.md §2).
 //!
 //! - [`setup`]: a task's [`TaskEnv`] — base workspace snapshot, loaded services, tools, system
 //!   prompt, fault plan — built once per task and forked per trial in O(1).

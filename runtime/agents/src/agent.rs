@@ -41,7 +41,7 @@ pub enum AgentError {
     Exhausted(String),
 }
 
-/// An agent under evaluation (DESIGN §7).
+/// An agent under evaluation (ARCHITECTURE.md §7).
 #[async_trait]
 pub trait Agent: Send {
     /// A short description for traces and reports, e.g. `oracle` or `openai:gpt-5`.

@@ -1,4 +1,4 @@
-//! Agents for clawrun (DESIGN §7): the conversation an agent sees, the [`Agent`] trait, the
+//! Agents for clawrun (ARCHITECTURE.md §7): the conversation an agent sees, the [`Agent`] trait, the
 //! trace schema every trial records, and the drivers.
 //!
 //! - [`conversation`]: messages made of content blocks (text, image, tool use, tool result),

@@ -1,4 +1,4 @@
-//! The judge (DESIGN §8): rubric items are checks over three evidence channels — the trace,
+//! The judge (ARCHITECTURE.md §8): rubric items are checks over three evidence channels — the trace,
 //! the services' audit logs and the environment snapshot — plus LLM-judged items.
 //!
 //! - [`verdict`]: what judging a trial produces (per-item results and the scores).

@@ -1,4 +1,4 @@
-//! Reports for clawrun runs (DESIGN §8–9): read `journal.jsonl` records (from one run or
+//! Reports for clawrun runs (ARCHITECTURE.md §8–9): read `journal.jsonl` records (from one run or
 //! several shards), compute per-task, per-category, per-group and overall figures — mean
 //! score, unbiased Pass@k, Pass^k both ways, flip rate, bootstrap intervals over tasks — and
 //! render them as a terminal table, JSON, Markdown or a self-contained HTML page with a trial

@@ -1,5 +1,5 @@
 //! The check catalog (`type:`-tagged), shared by Claw-Eval's `scoring_components[].check` and
-//! our native `rubric[].check` (DESIGN §8).
+//! our native `rubric[].check` (ARCHITECTURE.md §8).
 //!
 //! Claw-Eval's types: `tool_called`, `keywords_present`, `categories_present`, `min_length`,
 //! `llm_judge`. Native types: `tool_not_called`, `tool_order`, `distinct_args`,

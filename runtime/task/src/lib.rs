@@ -1,5 +1,5 @@
 //! clawrun-task: Claw-Eval's `task.yaml` — the model, the loader and validation with precise
-//! errors (DESIGN §2 step 1), plus clawrun's extensions.
+//! errors (ARCHITECTURE.md §2 step 1), plus clawrun's extensions.
 //!
 //! - [`model`]: [`Task`] and its parts; [`check`]: the [`Check`] catalog; [`oracle`]: reference
 //!   steps; [`user_script`]: the scripted simulated user; [`service`]: `services:` and

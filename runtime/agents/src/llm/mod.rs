@@ -1,4 +1,4 @@
-//! LLM clients (DESIGN §7): OpenAI-compatible Chat Completions and Anthropic Messages over
+//! LLM clients (ARCHITECTURE.md §7): OpenAI-compatible Chat Completions and Anthropic Messages over
 //! HTTP(S), with bounded retries, process-wide concurrency limits, token accounting and an
 //! on-disk response cache. The same [`LlmClient`] serves the agent under test
 //! ([`LlmAgent`]), the LLM judge and the simulated user.
