@@ -290,3 +290,19 @@ fn exec_runs_the_interpreter_module_by_hand() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Output reaches the shell in the order the program wrote it, so `2>&1` interleaves stdout
+/// and stderr as a pipe would (stdout flushed explicitly, then stderr, then stdout again at
+/// exit).
+#[test]
+fn stdout_and_stderr_keep_their_order_through_the_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = bash(
+        dir.path(),
+        0,
+        "python3 -c \"import sys; print('one', flush=True); print('two', file=sys.stderr); \
+         print('three'); sys.stderr.write('four\\n')\" 2>&1 | cat",
+    );
+    let lines: Vec<&str> = seen.lines().collect();
+    assert_eq!(&lines[..4], ["one", "two", "four", "three"], "{seen}");
+}

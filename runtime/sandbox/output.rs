@@ -14,10 +14,40 @@ use wasmtime_wasi_io::streams::{OutputStream, StreamError};
 /// Largest write permit handed to the guest at once.
 const PERMIT: usize = 64 * 1024;
 
+/// Which of a program's two output streams a write went to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// The order in which a program's kept output reached its two streams, as runs of (stream,
+/// bytes): what lets a caller that merges them (`2>&1`) interleave them as a pipe would.
+#[derive(Clone, Debug, Default)]
+pub struct WriteOrder(Arc<Mutex<Vec<(Stream, u64)>>>);
+
+impl WriteOrder {
+    fn record(&self, stream: Stream, bytes: u64) {
+        let mut runs = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        match runs.last_mut() {
+            Some((last, n)) if *last == stream => *n += bytes,
+            _ => runs.push((stream, bytes)),
+        }
+    }
+
+    /// The runs so far.
+    pub fn runs(&self) -> Vec<(Stream, u64)> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
 /// An in-memory output pipe that keeps at most `cap` bytes.
 #[derive(Clone, Debug)]
 pub struct CappedOutput {
     inner: Arc<Mutex<Captured>>,
+    order: Option<(WriteOrder, Stream)>,
 }
 
 #[derive(Debug)]
@@ -36,6 +66,15 @@ impl CappedOutput {
                 cap,
                 cut: 0,
             })),
+            order: None,
+        }
+    }
+
+    /// A pipe keeping at most `cap` bytes that records its kept writes as `stream` in `order`.
+    pub fn with_order(cap: usize, order: &WriteOrder, stream: Stream) -> Self {
+        Self {
+            order: Some((order.clone(), stream)),
+            ..Self::new(cap)
         }
     }
 
@@ -45,6 +84,11 @@ impl CappedOutput {
         let keep = room.min(bytes.len());
         c.data.extend_from_slice(&bytes[..keep]);
         c.cut += (bytes.len() - keep) as u64;
+        if let Some((order, stream)) = &self.order
+            && keep > 0
+        {
+            order.record(*stream, keep as u64);
+        }
     }
 
     /// Bytes that did not fit under the cap.
@@ -126,7 +170,29 @@ impl tokio::io::AsyncWrite for CappedOutput {
 
 #[cfg(test)]
 mod tests {
-    use super::CappedOutput;
+    use super::{CappedOutput, Stream, WriteOrder};
+
+    #[test]
+    fn the_order_of_kept_writes_is_recorded_in_runs() {
+        let order = WriteOrder::default();
+        let out = CappedOutput::with_order(6, &order, Stream::Stdout);
+        let err = CappedOutput::with_order(100, &order, Stream::Stderr);
+        out.push(b"ab");
+        out.push(b"c");
+        err.push(b"oops\n");
+        out.push(b"defgh"); // only "def" fits
+        out.push(b"ij"); // cut entirely: not a run
+        err.push(b"!");
+        assert_eq!(
+            order.runs(),
+            vec![
+                (Stream::Stdout, 3),
+                (Stream::Stderr, 5),
+                (Stream::Stdout, 3),
+                (Stream::Stderr, 1)
+            ]
+        );
+    }
 
     #[test]
     fn keeps_cap_and_marks_the_cut() {

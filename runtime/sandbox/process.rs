@@ -10,6 +10,7 @@ use wasmtime::StoreContextMut;
 use wasmtime::component::{ComponentType, Lift, Linker, Lower};
 
 use super::fs::SharedFs;
+use super::output::Stream;
 use super::run::{RunConfig, RunOutcome, Status};
 use super::state::StoreData;
 
@@ -33,6 +34,14 @@ struct Invocation {
     stdin: Vec<u8>,
 }
 
+/// A run of output in the order the program wrote it.
+#[derive(ComponentType, Lower, Debug)]
+#[component(record)]
+struct OutputRun {
+    stderr: bool,
+    bytes: u64,
+}
+
 /// How it ended, as the guest receives it.
 #[derive(ComponentType, Lower, Debug)]
 #[component(record)]
@@ -40,6 +49,7 @@ struct Completion {
     status: i32,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
+    order: Vec<OutputRun>,
 }
 
 /// Defines `clawrun:process/python.run` in `linker`.
@@ -72,7 +82,11 @@ fn run_python(
         stdout_cap: data.process.output_cap,
         stderr_cap: data.process.output_cap,
         clock: data.clock.clone(),
-        deadline: data.process.deadline,
+        // What is left of the caller's real-time deadline, not a fresh one.
+        deadline: data
+            .process
+            .deadline
+            .map(|d| d.saturating_sub(data.process.started.elapsed())),
         ..RunConfig::default()
     };
     let fs = data.vfs.fs.clone();
@@ -95,6 +109,14 @@ fn run_python(
         },
         stdout: outcome.stdout,
         stderr,
+        order: outcome
+            .order
+            .iter()
+            .map(|&(stream, bytes)| OutputRun {
+                stderr: stream == Stream::Stderr,
+                bytes,
+            })
+            .collect(),
     }))
 }
 
@@ -119,8 +141,10 @@ pub(crate) struct ProcessCtx {
     pub calls: u64,
     /// Bytes of each stream kept.
     pub output_cap: usize,
-    /// The caller's real-time deadline, given to each program.
+    /// The caller's real-time deadline; each program gets what is left of it.
     pub deadline: Option<std::time::Duration>,
+    /// When the caller started (real time, for the deadline only: never in any output).
+    pub started: std::time::Instant,
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use super::door::Door;
 use super::fault::{FsFaultHook, NoFaults};
 use super::fs::{self, Preopen, SharedFs, WasiVfsCtx};
 use super::http::{HttpRouter, NoNetwork, RouterHooks};
-use super::output::CappedOutput;
+use super::output::{CappedOutput, Stream, WriteOrder};
 use super::process::{self, ProcessCtx, PythonHost};
 use super::program::{self, ProgramKind};
 use super::random::SeededRng;
@@ -217,6 +217,9 @@ pub struct RunOutcome {
     pub stdout: Vec<u8>,
     /// Captured stderr (with a truncation marker if it was cut).
     pub stderr: Vec<u8>,
+    /// The order in which the kept bytes of `stdout` and `stderr` were written (runs of
+    /// stream and length; truncation markers come after them).
+    pub order: Vec<(Stream, u64)>,
     /// Fuel consumed.
     pub fuel_used: u64,
     /// The filesystem after the run.
@@ -382,6 +385,7 @@ pub(crate) struct PreparedStore {
     pub store: Store<StoreData>,
     stdout: CappedOutput,
     stderr: CappedOutput,
+    order: WriteOrder,
     fuel: u64,
     deadline: Option<Duration>,
 }
@@ -395,8 +399,9 @@ pub(crate) fn prepare_store(
     preopens: Vec<Preopen>,
     config: RunConfig,
 ) -> Result<PreparedStore> {
-    let stdout = CappedOutput::new(config.stdout_cap);
-    let stderr = CappedOutput::new(config.stderr_cap);
+    let order = WriteOrder::default();
+    let stdout = CappedOutput::with_order(config.stdout_cap, &order, Stream::Stdout);
+    let stderr = CappedOutput::with_order(config.stderr_cap, &order, Stream::Stderr);
     let mut wasi = WasiCtx::builder();
     wasi.args(&config.args)
         .envs(&config.env)
@@ -429,6 +434,7 @@ pub(crate) fn prepare_store(
             calls: 0,
             output_cap: config.stdout_cap,
             deadline: config.deadline,
+            started: std::time::Instant::now(),
         },
     };
     let mut store = Store::new(engine, data);
@@ -447,6 +453,7 @@ pub(crate) fn prepare_store(
         store,
         stdout,
         stderr,
+        order,
         fuel: config.fuel,
         deadline: config.deadline,
     })
@@ -467,6 +474,7 @@ impl PreparedStore {
             status,
             stdout: self.stdout.contents(),
             stderr: self.stderr.contents(),
+            order: self.order.runs(),
             fuel_used,
             vfs: shared.snapshot(),
         }

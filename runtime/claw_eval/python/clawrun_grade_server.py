@@ -34,6 +34,7 @@ def main(argv: list[str]) -> int:
     import claw_eval.models.task  # noqa: F401
     import claw_eval.trace.reader  # noqa: F401
     import _host
+    import openai
 
     while True:
         try:
@@ -45,6 +46,7 @@ def main(argv: list[str]) -> int:
         with open(JOB, encoding="utf-8") as f:
             job = json.load(f)
         random.seed(job["seed"])
+        openai._sequence = 0  # judge requests are numbered per job (clawrun emptied the spool)
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             result = clawrun_grade.run(job["args"])

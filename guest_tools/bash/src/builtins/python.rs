@@ -33,8 +33,24 @@ pub fn python(sh: &mut Shell, argv: &[String], io: &Io) -> i32 {
     };
     match run(&call) {
         Ok(done) => {
-            io.out(&done.stdout);
-            io.err(&done.stderr);
+            // In the order the program wrote them, so `2>&1` interleaves as a pipe would.
+            let (mut out, mut err) = (0usize, 0usize);
+            for run in &done.order {
+                let (data, at) = if run.stderr {
+                    (&done.stderr, &mut err)
+                } else {
+                    (&done.stdout, &mut out)
+                };
+                let end = (*at + run.bytes as usize).min(data.len());
+                if run.stderr {
+                    io.err(&data[*at..end]);
+                } else {
+                    io.out(&data[*at..end]);
+                }
+                *at = end;
+            }
+            io.out(&done.stdout[out..]);
+            io.err(&done.stderr[err..]);
             done.status
         }
         Err(message) => {
