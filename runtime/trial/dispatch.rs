@@ -52,7 +52,7 @@ pub fn call_tool(
         let before = env.vfs.root_hash();
         let vfs = std::mem::take(&mut env.vfs);
         let outcome = harness.toolbox.call(
-            &harness.sandbox,
+            harness.sandbox()?,
             ToolCall {
                 name,
                 args: input,

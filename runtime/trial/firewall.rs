@@ -98,7 +98,7 @@ pub fn probe(harness: &Harness, task: &TaskEnv) -> Result<Vec<String>> {
     for (name, args) in calls {
         let vfs = std::mem::take(&mut env.vfs);
         let outcome = harness.toolbox.call(
-            &harness.sandbox,
+            harness.sandbox()?,
             ToolCall {
                 name,
                 args: &args,

@@ -1,6 +1,6 @@
 //! Setup: what a task's trials start from, prepared once and forked per trial.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -67,19 +67,32 @@ impl DiskLimits {
 
 /// What every trial of the process shares: the engine and the loaded tools.
 pub struct Harness {
-    /// The wasmtime engine and component cache.
-    pub sandbox: Sandbox,
+    /// The wasmtime engine and component cache, made on first use.
+    sandbox: OnceLock<Result<Sandbox, String>>,
     /// The system tools.
     pub toolbox: Toolbox,
 }
 
 impl Harness {
-    /// A harness with the default sandbox (on-disk compile cache, pooling allocator).
+    /// A harness with the default sandbox (on-disk compile cache, pooling allocator), which
+    /// is created when a trial first runs a guest: a run whose trials run none never pays
+    /// for the engine and its pool reservation.
     pub fn new() -> Result<Self> {
         Ok(Harness {
-            sandbox: Sandbox::new(SandboxConfig::default())?,
+            sandbox: OnceLock::new(),
             toolbox: Toolbox::new(),
         })
+    }
+
+    /// The sandbox, created on first use; `Err` when the engine cannot be made (its message
+    /// kept for every later call).
+    pub fn sandbox(&self) -> Result<&Sandbox> {
+        self.sandbox
+            .get_or_init(|| {
+                Sandbox::new(SandboxConfig::default()).map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("creating the sandbox: {e}"))
     }
 }
 

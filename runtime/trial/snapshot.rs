@@ -70,7 +70,7 @@ pub fn judge_phase(
     for command in judge_commands(&task.loaded.task) {
         let args = json!({ "command": command });
         let outcome = harness.toolbox.call(
-            &harness.sandbox,
+            harness.sandbox()?,
             ToolCall {
                 name: "Bash",
                 args: &args,
