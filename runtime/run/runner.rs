@@ -431,7 +431,16 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             });
         }
         drop(tx);
-        for result in rx {
+        loop {
+            let result = match rx.recv_timeout(super::journal::SYNC_AFTER) {
+                Ok(result) => result,
+                // Quiet workers (long trials): the lines waiting are synced meanwhile.
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    journal.sync_if_due()?;
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             match result {
                 Ok((record, wall_ms)) => {
                     journal.append(&record)?;
@@ -482,6 +491,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         }
         Ok(())
     })?;
+    journal.sync()?;
     bar.finish_and_clear();
     timings.session(
         session_started,

@@ -88,9 +88,7 @@ impl Harness {
     /// kept for every later call).
     pub fn sandbox(&self) -> Result<&Sandbox> {
         self.sandbox
-            .get_or_init(|| {
-                Sandbox::new(SandboxConfig::default()).map_err(|e| format!("{e:#}"))
-            })
+            .get_or_init(|| Sandbox::new(SandboxConfig::default()).map_err(|e| format!("{e:#}")))
             .as_ref()
             .map_err(|e| anyhow::anyhow!("creating the sandbox: {e}"))
     }
