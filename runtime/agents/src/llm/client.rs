@@ -98,6 +98,11 @@ impl LlmClient {
         if is_loopback(&endpoint.base_url) {
             builder = builder.no_proxy();
         }
+        // Plain HTTP needs no certificates: skip loading the platform's (a hundred-odd files
+        // per client).
+        if endpoint.base_url.starts_with("http://") {
+            builder = builder.tls_certs_only(Vec::<reqwest::Certificate>::new());
+        }
         let http = builder.build().map_err(|e| {
             AgentError::Infra(format!(
                 "{}: cannot build HTTP client: {}",
