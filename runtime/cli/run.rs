@@ -101,6 +101,11 @@ pub struct RunArgs {
     /// Where to write the HTML report (default: <run>/report.html).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// The report files written into the run folder: `html` (report.html and report.md),
+    /// `md` (report.md only: the HTML viewer holds every trace, whose memory grows with the
+    /// run), or `none`. The summary is printed either way; `clawrun report` writes any later.
+    #[arg(long, value_enum, default_value_t = ReportFiles::Html)]
+    report: ReportFiles,
     /// Which grader scores the trials: `auto` (a task's Claw-Eval `grader.py` when the run has a
     /// checkout with one, else clawrun's rubric), `claw-eval`, `clawrun`, or `both` (Claw-Eval's
     /// scores, clawrun's verdict kept beside them and compared in the report).
@@ -111,6 +116,17 @@ pub struct RunArgs {
     /// third_party/claw-eval).
     #[arg(long, value_name = "DIR")]
     claw_eval: Option<PathBuf>,
+}
+
+/// `--report`: which report files a run writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFiles {
+    /// report.html and report.md.
+    Html,
+    /// report.md only.
+    Md,
+    /// Neither.
+    None,
 }
 
 /// Runs `clawrun run`.
@@ -124,6 +140,13 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
             "--pass-threshold {}: must be between 0 and 1",
             args.pass_threshold
         ))
+        .into());
+    }
+    if args.html.is_some() && args.report != ReportFiles::Html {
+        return Err(UsageError(
+            "--html FILE writes the HTML report, which --report md|none leaves out: drop one of them"
+                .into(),
+        )
         .into());
     }
     let jobs = args.jobs.unwrap_or_else(|| {
@@ -169,11 +192,11 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         claw_eval: args.claw_eval.clone(),
     };
     let result = run(&options)?;
-    let html = args.html.unwrap_or_else(|| out.join("report.html"));
+    let html = args.html.clone().unwrap_or_else(|| out.join("report.html"));
     let formats = ReportFormats {
         json: args.json,
-        html: Some(html.clone()),
-        markdown: Some(out.join("report.md")),
+        html: (args.report == ReportFiles::Html).then(|| html.clone()),
+        markdown: (args.report != ReportFiles::None).then(|| out.join("report.md")),
         prices: None,
         width: None,
     };
@@ -182,7 +205,11 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         outln!(
             "run folder: {}   report: {}{}{}",
             out.display(),
-            html.display(),
+            match args.report {
+                ReportFiles::Html => html.display().to_string(),
+                ReportFiles::Md => out.join("report.md").display().to_string(),
+                ReportFiles::None => "none written (clawrun report RUN writes one)".into(),
+            },
             match result.skipped.len() {
                 0 => String::new(),
                 n => format!("   ({n} unsupported task(s) skipped: `skipped` in run.json)"),
