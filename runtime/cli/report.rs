@@ -288,9 +288,12 @@ fn views(
             .join(s.record.task_id.as_str())
             .join(s.record.trial.to_string())
             .join("changes.json");
-        if let Ok(bytes) = std::fs::read(&changes) {
-            view.diff = serde_json::from_slice(&bytes).ok();
-        }
+        // A run writes changes.json only for trials that changed the workspace.
+        view.diff = match std::fs::read(&changes) {
+            Ok(bytes) => serde_json::from_slice(&bytes).ok(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+            Err(_) => None,
+        };
         view.wall_ms = timings.trial_ms(&s.record.task_id, s.record.trial);
         view.arm = arm.map(str::to_string);
         views.push(view);

@@ -72,11 +72,15 @@ pub fn run_and_record(
             (c.path, kind)
         })
         .collect();
-    std::fs::write(
-        dir.join("changes.json"),
-        serde_json::to_vec_pretty(&changes)?,
-    )
-    .with_context(|| format!("writing {}/changes.json", dir.display()))?;
+    // Only a trial that changed the workspace gets the file (one file less per trial on disk
+    // for the rest; a missing changes.json means no change).
+    if !changes.is_empty() {
+        std::fs::write(
+            dir.join("changes.json"),
+            serde_json::to_vec_pretty(&changes)?,
+        )
+        .with_context(|| format!("writing {}/changes.json", dir.display()))?;
+    }
 
     let mut status = match output.outcome {
         Outcome::InfraError => Status::InfraError,
