@@ -27,6 +27,7 @@ use super::plan::FaultPlan;
 use super::preset::{self, CLAW_EVAL};
 use super::rule::{Rule, RuleError, RuleField, Trigger};
 use super::yaml::{Node, Value};
+use clawrun_task::did_you_mean;
 
 /// Fields of a plan.
 const PLAN_FIELDS: &[&str] = &["seed", "preset", "rate", "rules"];
@@ -533,32 +534,6 @@ impl<'a> Compiler<'a> {
     }
 }
 
-/// The candidate closest to `word` by edit distance, if close enough to be a likely typo.
-fn did_you_mean<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
-    candidates
-        .iter()
-        .map(|c| (edit_distance(word, c), *c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -568,6 +543,5 @@ mod tests {
         assert_eq!(did_you_mean("probabilty", RULE_FIELDS), Some("probability"));
         assert_eq!(did_you_mean("max_cout", RULE_FIELDS), Some("max_count"));
         assert_eq!(did_you_mean("zzz", RULE_FIELDS), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -49,6 +49,7 @@ pub use model::{
     ScoringComponent, SystemTool, Task, TaskLimits, ToolSpec, UserAgent,
 };
 pub use oracle::{Oracle, Step, ToolCall};
+pub use read::did_you_mean;
 pub use refs::is_path_var;
 pub use service::{ServiceSpec, TaskServices, ToolEndpoint};
 pub use sidecar::{SIDECAR_FIELDS, SIDECAR_FILE, Sidecar};

@@ -457,30 +457,16 @@ impl<'c, 's, 'n> Map<'c, 's, 'n> {
     }
 }
 
-/// The closest of `valid` to `name`, if it is close (edit distance at most 2, or a prefix).
-pub(crate) fn did_you_mean<'v>(name: &str, valid: &[&'v str]) -> Option<&'v str> {
+/// The closest of `valid` to `name`, if it is close enough to be a likely typo (edit distance at
+/// most 2, or a quarter of the name, or `name` a prefix of three characters or more): the one
+/// "did you mean" of every input clawrun reads (task files, sidecars, fault plans).
+pub fn did_you_mean<'v>(name: &str, valid: &[&'v str]) -> Option<&'v str> {
     valid
         .iter()
-        .map(|v| (distance(name, v), *v))
+        .map(|v| (strsim::levenshtein(name, v), *v))
         .filter(|(d, v)| *d <= 2.max(name.len() / 4) || v.starts_with(name) && name.len() >= 3)
         .min()
         .map(|(_, v)| v)
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]
