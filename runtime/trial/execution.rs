@@ -178,12 +178,8 @@ pub fn run_trial(
         let reply = match rt.block_on(agent.step(&conv)) {
             Ok(r) => r,
             Err(e) => {
-                let outcome = match e {
-                    AgentError::Infra(_) => Outcome::InfraError,
-                    _ => Outcome::AgentError,
-                };
                 error = Some(e.to_string());
-                break outcome;
+                break outcome_of(&e);
             }
         };
         turns += 1;
@@ -216,12 +212,8 @@ pub fn run_trial(
             let answer = match rt.block_on(user.reply(&conv)) {
                 Ok(a) => a,
                 Err(e) => {
-                    let outcome = match e {
-                        AgentError::Infra(_) => Outcome::InfraError,
-                        _ => Outcome::AgentError,
-                    };
                     error = Some(format!("simulated user: {e}"));
-                    break outcome;
+                    break outcome_of(&e);
                 }
             };
             rounds += 1;
@@ -370,6 +362,15 @@ pub fn run_trial(
         limits: limits_hit(&env),
         vfs: env.vfs,
     })
+}
+
+/// How a model error (the agent's or the simulated user's) ends Execution: an
+/// infrastructure error (the model API failed; kept out of scores and retried) or the agent's.
+fn outcome_of(e: &AgentError) -> Outcome {
+    match e {
+        AgentError::Infra(_) => Outcome::InfraError,
+        _ => Outcome::AgentError,
+    }
 }
 
 /// The limits the trial hit: those that stopped a tool, and the filesystem quotas the guest
