@@ -825,3 +825,61 @@ fn events_serialise_for_the_trace() {
     );
     assert_eq!(serde_json::from_str::<FaultEvent>(&json).unwrap(), event);
 }
+
+/// The fault events of every trial of a one-task run with `--faults plan` and `--seed seed`,
+/// by trial.
+fn fault_events_of_run(plan: &str, seed: u64) -> Vec<Vec<String>> {
+    use clawrun::run::{AgentSpec, RunOptions, run};
+    let tmp = tempfile::tempdir().unwrap();
+    let plan_file = tmp.path().join("plan.yaml");
+    std::fs::write(&plan_file, plan).unwrap();
+    let out = tmp.path().join("run");
+    let mut options = RunOptions::new(env!("CARGO_MANIFEST_DIR"), AgentSpec::Oracle, &out);
+    options.tasks = vec!["T002_email_triage".into()];
+    options.trials = 4;
+    options.seed = seed;
+    options.faults = Some(plan_file.display().to_string());
+    run(&options).unwrap();
+    (0..4)
+        .map(|trial| {
+            let trace =
+                std::fs::read_to_string(out.join(format!("T002_email_triage/{trial}/trace.jsonl")))
+                    .unwrap();
+            trace
+                .lines()
+                .filter(|l| l.contains("\"type\":\"fault\""))
+                .map(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    format!("{} {} {}", v["point"], v["kind"], v["call"])
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A plan's own `seed:` decides its faults (the run's `--seed` does not); without one, the
+/// run's seed does.
+#[test]
+fn a_plan_seed_decides_the_faults_and_the_run_seed_otherwise() {
+    let rules =
+        "rules:\n  - point: \"service:gmail/*\"\n    kind: status500\n    probability: 0.5\n";
+    let seeded = |s: u64| format!("seed: {s}\n{rules}");
+    let a = fault_events_of_run(&seeded(1), 5);
+    assert!(a.iter().any(|t| !t.is_empty()), "{a:?}");
+    assert_eq!(
+        a,
+        fault_events_of_run(&seeded(1), 6),
+        "the plan's seed wins over --seed"
+    );
+    assert_ne!(
+        a,
+        fault_events_of_run(&seeded(2), 5),
+        "another plan seed, other faults"
+    );
+    let unseeded = fault_events_of_run(rules, 5);
+    assert_ne!(
+        unseeded,
+        fault_events_of_run(rules, 6),
+        "without seed: the run's seed"
+    );
+}

@@ -28,6 +28,8 @@ pub struct Fault {
 #[derive(Clone, Debug)]
 pub struct FaultPlan {
     seed: u64,
+    /// The plan file's own `seed:`, which fault decisions use instead of the run's seed.
+    own_seed: Option<u64>,
     rules: Vec<Rule>,
     compiled: Vec<CompiledRule>,
     globs: GlobSet,
@@ -64,6 +66,7 @@ impl FaultPlan {
         })?;
         Ok(Self {
             seed,
+            own_seed: None,
             rules,
             compiled,
             globs,
@@ -91,6 +94,18 @@ impl FaultPlan {
     /// Whether the plan has no rules.
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
+    }
+
+    /// The seed the plan file set (`seed:`), if it set one: trials then derive their fault
+    /// decisions from it instead of from the run's seed (guest randomness keeps the run's).
+    pub fn own_seed(&self) -> Option<u64> {
+        self.own_seed
+    }
+
+    /// The plan with `own_seed` as the file's seed (see [`FaultPlan::own_seed`]).
+    pub fn with_own_seed(mut self, own_seed: Option<u64>) -> Self {
+        self.own_seed = own_seed;
+        self
     }
 
     /// The same rules under another seed.

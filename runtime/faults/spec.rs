@@ -229,20 +229,20 @@ impl<'a> Compiler<'a> {
             return Ok(FaultPlan::new(options.seed, Vec::new()).expect("empty plan"));
         }
         let entries = self.map("", root, "a mapping with seed, preset, rate and rules")?;
-        let mut seed = options.seed;
+        let mut own_seed = None;
         let mut preset: Option<(&str, &Node)> = None;
         let mut rate: Option<(f64, &Node)> = None;
         let mut read = Vec::new();
         for (key, value) in entries {
             match self.key("", key, PLAN_FIELDS)? {
                 "seed" => {
-                    seed = value.as_u64().ok_or_else(|| {
+                    own_seed = Some(value.as_u64().ok_or_else(|| {
                         self.expected(
                             "seed",
                             value,
                             "a whole number within 0..=18446744073709551615",
                         )
-                    })?
+                    })?)
                 }
                 "preset" => preset = Some((self.string("preset", value)?, value)),
                 "rate" => {
@@ -280,7 +280,9 @@ impl<'a> Compiler<'a> {
             }
             (None, None) => {}
         }
-        FaultPlan::new(seed, rules).map_err(|e| self.rule_error(&read, e))
+        let plan = FaultPlan::new(own_seed.unwrap_or(options.seed), rules)
+            .map_err(|e| self.rule_error(&read, e))?;
+        Ok(plan.with_own_seed(own_seed))
     }
 
     /// The preset's rate: from `rate:`, from `preset: claw-eval:RATE`, or the default.

@@ -222,7 +222,7 @@ impl TaskEnv {
             rules.extend(run.rules().iter().cloned());
         }
         let plan = match FaultPlan::new(run_plan.map_or(0, FaultPlan::seed), rules) {
-            Ok(p) => p,
+            Ok(p) => p.with_own_seed(run_plan.and_then(FaultPlan::own_seed)),
             Err(e) => bail!("{}: combining fault rules: {e}", loaded.file()),
         };
 
@@ -249,12 +249,17 @@ impl TaskEnv {
     }
 
     /// A fresh environment for trial `trial` of a run seeded `run_seed`: O(1) forks of the
-    /// workspace and services, the plan reseeded from (run seed, task id, trial).
+    /// workspace and services, the plan reseeded from (run seed, task id, trial), or from the
+    /// plan file's own `seed:` instead of the run seed when it set one.
     pub fn fork(&self, run_seed: u64, trial: u32) -> TrialEnv {
         let seed = crate::faults::trial_seed(run_seed, self.id(), trial);
         let clock = VirtualClock::new(self.epoch);
-        // The trial's seed is what `FaultPlan::for_trial` derives from the run seed.
-        let plan = self.plan.clone().with_seed(seed);
+        // What `FaultPlan::for_trial` derives: from the plan's own seed, else the run's.
+        let fault_seed = match self.plan.own_seed() {
+            Some(own) => crate::faults::trial_seed(own, self.id(), trial),
+            None => seed,
+        };
+        let plan = self.plan.clone().with_seed(fault_seed);
         let faults = SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone()));
         let mut vfs = self.base_vfs.fork();
         vfs.set_quota(self.disk.quota_over(self.base_vfs.usage()));
