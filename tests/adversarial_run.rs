@@ -7,23 +7,12 @@ use std::io::PipeWriter;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod fs_support;
+use fs_support::copy_dir;
+
 /// The test suite (two tasks: `e2e_chat`, `e2e_mail`).
 fn fixture_suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite")
-}
-
-/// Copies a folder tree.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// A suite under `root` whose task folders are `(folder, task_id)`, each a copy of the fixture

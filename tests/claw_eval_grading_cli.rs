@@ -12,6 +12,9 @@ use serde_json::Value;
 mod pyref_support;
 use pyref_support::reference_python;
 
+mod fs_support;
+use fs_support::copy_dir;
+
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -25,19 +28,6 @@ fn clawrun(args: &[&str]) -> Output {
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 fn journal(run: &Path) -> Vec<Value> {
@@ -56,15 +46,15 @@ const NEEDS_JUDGE: &str = "T012_expense_report";
 /// grader raises.
 fn checkout(root: &Path) {
     let vendored = repo().join("third_party/claw-eval");
-    copy_tree(&vendored.join("src"), &root.join("src"));
+    copy_dir(&vendored.join("src"), &root.join("src"));
     for task in [GRADED, NEEDS_JUDGE, "T011zh_expense_report"] {
-        copy_tree(
+        copy_dir(
             &vendored.join("tasks").join(task),
             &root.join("tasks").join(task),
         );
     }
     let broken = root.join("tasks/T086_broken");
-    copy_tree(&vendored.join("tasks").join(GRADED), &broken);
+    copy_dir(&vendored.join("tasks").join(GRADED), &broken);
     let yaml = std::fs::read_to_string(broken.join("task.yaml"))
         .unwrap()
         .replace(&format!("task_id: {GRADED}"), "task_id: T086_broken");

@@ -4,19 +4,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Copies the folder `from` into `to`, recursively.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), &dest).unwrap();
-        }
-    }
-}
+mod fs_support;
+use fs_support::copy_dir;
 
 /// `clawrun ARGS` in `cwd`.
 fn clawrun(cwd: &Path, args: &[&str]) -> Output {

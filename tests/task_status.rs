@@ -8,6 +8,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod fs_support;
+use fs_support::copy_dir;
+
 /// A task using Claw-Eval's live-web service, modelled on its `web_real` tasks (T68zh, C17en).
 const WEB_REAL_TASK: &str = r#"task_id: T068_web_real_research
 task_name: Web research (live web)
@@ -97,20 +100,6 @@ scoring_components:
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Copies a folder tree.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Writes `tasks/<id>/task.yaml` of the suite at `root`.

@@ -4,19 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
-/// Copies a folder tree.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+mod fs_support;
+use fs_support::copy_dir;
 
 /// Runs `clawrun validate` on `suite`; returns (exit code, stdout).
 fn validate(suite: &Path) -> (i32, String) {
