@@ -13,7 +13,7 @@ use super::output::outln;
 use super::report::load_runs;
 use crate::run::grading::{GraderChoice, Grading};
 use crate::run::manifest::sibling_manifests;
-use crate::run::trial_record::{TrialContext, run_and_record};
+use crate::run::trial_record::{TrialContext, WorkerModels, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::Harness;
 
@@ -141,6 +141,8 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         score: &options.score,
         grading: &grading,
     };
+    // A replay calls no model: the recording answers.
+    let models = WorkerModels::new(&cx)?;
     let mut diverged = 0;
     for record in &records {
         let Some(task) = tasks.iter().find(|t| t.id() == record.task_id) else {
@@ -152,7 +154,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
             diverged += 1;
             continue;
         }
-        let again = run_and_record(&rt, &cx, task, record.trial)?;
+        let again = run_and_record(&rt, &cx, &models, task, record.trial)?;
         let old = std::fs::read(run.join(&record.trace))?;
         let new = std::fs::read(options.out.join(&again.trace))?;
         let problem = if let Some(err) = again.error.as_ref().filter(|_| record.error.is_none()) {

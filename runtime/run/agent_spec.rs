@@ -75,6 +75,18 @@ impl AgentSpec {
         recorded: Option<&[Event]>,
         seed: u64,
     ) -> Result<Box<dyn Agent>> {
+        self.build_with(task, recorded, seed, None)
+    }
+
+    /// [`AgentSpec::build`], a model agent sampling from `client` (the worker's client of
+    /// this spec's model) instead of a client of its own.
+    pub fn build_with(
+        &self,
+        task: &TaskEnv,
+        recorded: Option<&[Event]>,
+        seed: u64,
+        client: Option<&LlmClient>,
+    ) -> Result<Box<dyn Agent>> {
         Ok(match self {
             AgentSpec::Oracle => {
                 let oracle = task.loaded.task.oracle.as_ref().ok_or_else(|| {
@@ -129,11 +141,12 @@ impl AgentSpec {
                 })?;
                 Box::new(ReplayAgent::new(run.display().to_string(), events))
             }
-            AgentSpec::Model(config) => Box::new(LlmAgent::from_client(
-                LlmClient::new(config.clone())
+            AgentSpec::Model(config) => Box::new(LlmAgent::from_client(match client {
+                Some(client) => client.for_sample(seed),
+                None => LlmClient::new(config.clone())
                     .map_err(|e| anyhow!("{}: {e}", config.describe()))?
                     .for_sample(seed),
-            )),
+            })),
         })
     }
 }

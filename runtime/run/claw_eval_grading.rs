@@ -10,7 +10,7 @@ use anyhow::{Context, Result, anyhow};
 use clawrun_agents::Complete;
 use clawrun_judge::Verdict;
 
-use super::trial_record::TrialContext;
+use super::trial_record::{TrialContext, WorkerModels};
 use crate::claw_eval::{JudgeDoor, Outcome, export, verdict};
 use crate::trial::{TaskEnv, TrialOutput};
 
@@ -23,6 +23,7 @@ pub const FOLDER: &str = "claw-eval";
 pub fn grade(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
+    models: &WorkerModels,
     task: &TaskEnv,
     trial: u32,
     output: &TrialOutput,
@@ -40,8 +41,8 @@ pub fn grade(
     std::fs::write(folder.join("env_snapshot.json"), &exported.env_snapshot)
         .with_context(|| format!("writing {}/env_snapshot.json", folder.display()))?;
 
-    let model: Option<Arc<dyn Complete>> = cx
-        .judge
+    let model: Option<Arc<dyn Complete>> = models
+        .judge()
         .map(|j| Arc::new(j.for_sample(output.seed)) as Arc<dyn Complete>);
     let model_name = model.as_ref().map(|m| m.describe());
     let door = Arc::new(JudgeDoor::new(model, rt.handle().clone()));

@@ -20,7 +20,7 @@ use super::preflight::{self, Models, SetupError};
 use super::selection::TaskFilter;
 use super::shard::Shard;
 use super::status::TaskStatus;
-use super::trial_record::{TrialContext, run_and_record};
+use super::trial_record::{TrialContext, WorkerModels, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
 use crate::trial::{Harness, TaskEnv};
 
@@ -318,10 +318,6 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     // Bad settings and dead endpoints are found before the run folder exists.
     let watched = preflight::check(&agent, &models, options.probe)?;
     let grading = Grading::resolve(options.grader, options.claw_eval.as_deref(), &options.suite)?;
-    let judge = judge_config
-        .map(LlmClient::new)
-        .transpose()
-        .map_err(|e| anyhow!("--judge: {e}"))?;
 
     std::fs::create_dir_all(&options.out)
         .with_context(|| format!("creating the run folder {}", options.out.display()))?;
@@ -379,7 +375,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         agent: &agent,
         seed: options.seed,
         out: &options.out,
-        judge: judge.as_ref(),
+        judge: judge_config.as_ref(),
         user_model: user_model.as_ref(),
         max_tokens: options.max_tokens,
         score: &score,
@@ -405,6 +401,13 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         return;
                     }
                 };
+                let models = match WorkerModels::new(cx) {
+                    Ok(models) => models,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
                 while !stop.load(Ordering::SeqCst) && !interrupted() {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(&(t, trial)) = pending.get(i) else {
@@ -413,7 +416,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                     let task = &tasks[t];
                     for attempt in 0..=options.infra_retries {
                         let started = std::time::Instant::now();
-                        let result = run_and_record(&rt, cx, task, trial)
+                        let result = run_and_record(&rt, cx, &models, task, trial)
                             .map(|r| (r, started.elapsed().as_millis() as u64));
                         let infra = matches!(&result, Ok((r, _)) if r.status == Status::InfraError);
                         if tx.send(result).is_err() {

@@ -29,8 +29,8 @@ pub struct TrialContext<'a> {
     pub seed: u64,
     /// The run folder.
     pub out: &'a Path,
-    /// The LLM judge, if any.
-    pub judge: Option<&'a LlmClient>,
+    /// The LLM judge's model, if any.
+    pub judge: Option<&'a ModelConfig>,
     /// The model playing simulated users that have no script, if any.
     pub user_model: Option<&'a ModelConfig>,
     /// Token limit per trial.
@@ -41,14 +41,49 @@ pub struct TrialContext<'a> {
     pub grading: &'a Grading,
 }
 
-/// Runs, judges and records trial `trial` of `task`.
+/// The model clients of one worker (agent, judge, simulated user), made once and used by all
+/// its trials, each sampling with its own seed: one connection pool and one certificate store
+/// per endpoint and worker, on the worker's own async runtime.
+pub struct WorkerModels {
+    agent: Option<LlmClient>,
+    judge: Option<LlmClient>,
+    user: Option<LlmClient>,
+}
+
+impl WorkerModels {
+    /// The clients of `cx`'s models.
+    pub fn new(cx: &TrialContext<'_>) -> Result<Self> {
+        let client = |flag: &str, config: &ModelConfig| {
+            LlmClient::new(config.clone()).map_err(|e| anyhow!("{flag} {}: {e}", config.describe()))
+        };
+        Ok(Self {
+            agent: match cx.agent {
+                AgentSpec::Model(config) => Some(client("--agent", config)?),
+                _ => None,
+            },
+            judge: cx.judge.map(|c| client("--judge", c)).transpose()?,
+            user: cx
+                .user_model
+                .map(|c| client("--user-model", c))
+                .transpose()?,
+        })
+    }
+
+    /// The judge's client, if the run has a judge.
+    pub fn judge(&self) -> Option<&LlmClient> {
+        self.judge.as_ref()
+    }
+}
+
+/// Runs, judges and records trial `trial` of `task` with the worker's `models`.
 pub fn run_and_record(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
+    models: &WorkerModels,
     task: &TaskEnv,
     trial: u32,
 ) -> Result<TrialRecord> {
-    let output = match start_and_run(rt, cx, task, trial) {
+    let output = match start_and_run(rt, cx, models, task, trial) {
         Ok(output) => output,
         Err(e) if InstallationError::is(&e) => return Err(e),
         // The task (or the recording replayed) cannot be played: this trial's record says why.
@@ -89,7 +124,7 @@ pub fn run_and_record(
     };
     let mut error = output.error.clone();
     // The judge's cached verdicts are keyed by the trial seed too (see README `--cache`).
-    let judge = cx.judge.map(|j| j.for_sample(output.seed));
+    let judge = models.judge.as_ref().map(|j| j.for_sample(output.seed));
     let native = || {
         rt.block_on(clawrun_judge::judge(
             &task.loaded.task,
@@ -107,7 +142,7 @@ pub fn run_and_record(
                 if plan == TaskGrading::Both {
                     native_verdict = Some(native());
                 }
-                match super::claw_eval_grading::grade(rt, cx, task, trial, &output, &dir) {
+                match super::claw_eval_grading::grade(rt, cx, models, task, trial, &output, &dir) {
                     Ok(v) => verdict = Some(v),
                     Err(e) if InstallationError::is(&e) => return Err(e),
                     Err(e) => {
@@ -148,6 +183,7 @@ pub fn run_and_record(
 fn start_and_run(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
+    models: &WorkerModels,
     task: &TaskEnv,
     trial: u32,
 ) -> Result<TrialOutput> {
@@ -156,8 +192,10 @@ fn start_and_run(
         _ => None,
     };
     let seed = crate::faults::trial_seed(cx.seed, task.id(), trial);
-    let mut agent = cx.agent.build(task, recorded.as_deref(), seed)?;
-    let user = simulated_user(cx, task, recorded.as_deref(), seed)?;
+    let mut agent = cx
+        .agent
+        .build_with(task, recorded.as_deref(), seed, models.agent.as_ref())?;
+    let user = simulated_user(models, task, recorded.as_deref(), seed)?;
     let mut limits = Limits::of(task);
     limits.max_tokens = cx.max_tokens;
     run_trial(
@@ -176,7 +214,7 @@ fn start_and_run(
 /// the persona when a user model is given (its cached replies keyed by the trial seed `seed`),
 /// else the task's script; `None` for single-turn tasks.
 fn simulated_user(
-    cx: &TrialContext<'_>,
+    models: &WorkerModels,
     task: &TaskEnv,
     recorded: Option<&[Event]>,
     seed: u64,
@@ -189,11 +227,11 @@ fn simulated_user(
     }
     // With a user model the persona is played by it (Claw-Eval's way); the script is the
     // offline stand-in.
-    if let Some(config) = cx.user_model {
-        let client = LlmClient::new(config.clone())
-            .map_err(|e| anyhow!("{e}"))?
-            .for_sample(seed);
-        return Ok(Some(Box::new(LlmUser::new(client, &ua.persona))));
+    if let Some(client) = &models.user {
+        return Ok(Some(Box::new(LlmUser::new(
+            client.for_sample(seed),
+            &ua.persona,
+        ))));
     }
     if let Some(script) = &ua.script {
         let user = script.start().map_err(|e| {
