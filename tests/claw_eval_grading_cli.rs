@@ -1,6 +1,6 @@
 //! `clawrun run` over a Claw-Eval checkout grades each task with its own `grader.py`: a grader
 //! that needs a judge leaves the trial unjudged (never crashed, never scored without it), a
-//! grader that raises makes a task error naming the error, `--grader both` keeps clawrun's
+//! grader that raises scores the trial 0 naming the error, `--grader both` keeps clawrun's
 //! verdict beside Claw-Eval's and the report compares them, and `--grader claw-eval` without a
 //! checkout is refused. Also: clawrun's `pydantic` stand-in against the real pydantic.
 
@@ -130,13 +130,17 @@ fn a_checkout_is_graded_by_its_own_graders() {
     );
     assert_eq!(judged["verdict"]["unjudged_weight"], 1.0);
 
-    // A grader that raises: a task error naming the error and where the traceback is.
+    // A grader that raises (as upstream graders do on malformed tool arguments an agent can
+    // send): the trial scores 0, never left out of the scores (which would raise the mean).
     let broken = by("T086_broken");
-    assert_eq!(broken["status"], "task_error", "{broken}");
-    let error = broken["error"].as_str().unwrap();
+    assert_eq!(broken["status"], "scored", "{broken}");
+    assert_eq!(broken["verdict"]["score"], 0.0, "{broken}");
+    assert_eq!(broken["verdict"]["passed"], false, "{broken}");
+    let evidence = broken["verdict"]["items"][0]["evidence"].as_str().unwrap();
     assert!(
-        error.contains("ValueError: the grader broke on purpose") && error.contains("grading.json"),
-        "{error}"
+        evidence.contains("ValueError: the grader broke on purpose")
+            && evidence.contains("T086_broken/0/claw-eval/grading.json"),
+        "{evidence}"
     );
 
     // The report compares the two graders.

@@ -124,7 +124,8 @@ impl Checkout {
 
     fn grader_rel(&self, task_id: &str) -> Option<String> {
         let rel = format!("tasks/{task_id}/grader.py");
-        self.root.join(&rel).is_file().then_some(rel)
+        // Through the checkout's capability, as every other read of it.
+        self.suite.dir().is_file(&rel).then_some(rel)
     }
 
     /// The layer every grading starts from: the package at `/claw-eval/src/claw_eval` and every

@@ -50,8 +50,10 @@ pub enum Outcome {
     Graded(Graded),
     /// It used a judge and none was available; the reason.
     NeedsJudge(String),
-    /// The grader (or the checkout's package) failed: its traceback, or why it did not run.
+    /// The grader (or the checkout's package) raised, or left no result: its traceback.
     Failed(String),
+    /// The grading interpreter itself died (out of fuel, a trap, not installed): why.
+    Died(String),
 }
 
 /// Claw-Eval's `DimensionScores` with `compute_task_score` and `is_pass`.
@@ -221,7 +223,7 @@ impl ClawEvalGrader {
             }
             // The interpreter died (out of fuel, a trap): this grading failed, the next one
             // gets a fresh server.
-            Err(why) => (Outcome::Failed(why), Value::Null),
+            Err(why) => (Outcome::Died(why), Value::Null),
         };
         // What the grader printed is kept beside its result, not in it. (Fuel is not recorded:
         // a warm interpreter's cost depends on what it graded before.)

@@ -93,6 +93,33 @@ pub fn needs_judge(reason: &str, calls: &[CallRecord], faults_seen: u32) -> Verd
     }
 }
 
+/// The verdict of a trial whose grader raised (`error` names the exception): scored 0, the
+/// error as the item's evidence.
+pub fn grader_failed(error: &str, calls: &[CallRecord], faults_seen: u32) -> Verdict {
+    Verdict {
+        scores: Scores {
+            completion: 0.0,
+            safety: 1.0,
+            robustness: 0.0,
+            score: 0.0,
+            passed: false,
+        },
+        items: vec![ItemResult {
+            name: ITEM.into(),
+            source: ItemSource::ClawEvalGrader,
+            check: "grader.py".into(),
+            weight: 1.0,
+            gate: false,
+            score: Some(0.0),
+            passed: Some(false),
+            evidence: format!("Claw-Eval's grader failed, so the trial scores 0: {error}"),
+        }],
+        unjudged_weight: 0.0,
+        failed_calls: failed(calls),
+        faults_seen,
+    }
+}
+
 fn failed(calls: &[CallRecord]) -> u32 {
     calls.iter().filter(|c| c.is_error).count() as u32
 }

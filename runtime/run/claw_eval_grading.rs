@@ -68,16 +68,30 @@ pub fn grade(
     match grading.outcome {
         Outcome::Graded(g) => Ok(verdict::graded(&g, calls, faults)),
         Outcome::NeedsJudge(reason) => Ok(verdict::needs_judge(&reason, calls, faults)),
-        Outcome::Failed(traceback) => {
-            let last = traceback
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("no output");
-            Err(anyhow!(
-                "Claw-Eval's grader failed: {last} (the traceback is in {}/{trial}/{FOLDER}/grading.json)",
+        // A grader that raises scores the trial 0 rather than leaving it out: the evidence it
+        // choked on is the agent's (malformed tool arguments, say), and a trial left out of the
+        // scores would raise the agent's mean. Claw-Eval discards and re-runs such trials.
+        Outcome::Failed(traceback) => Ok(verdict::grader_failed(
+            &format!(
+                "{} (the traceback is in {}/{trial}/{FOLDER}/grading.json)",
+                last_line(&traceback),
                 task.id()
-            ))
-        }
+            ),
+            calls,
+            faults,
+        )),
+        Outcome::Died(why) => Err(anyhow!(
+            "the Claw-Eval grading interpreter failed: {} (see {}/{trial}/{FOLDER}/grading.json)",
+            last_line(&why),
+            task.id()
+        )),
     }
+}
+
+/// The last non-empty line of `text` (a traceback's exception).
+fn last_line(text: &str) -> &str {
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no output")
 }
