@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The reference Python of the Claw-Eval grader tests (tests/claw_eval_graders.rs): a native
 # CPython with the real pydantic, openai and PyYAML that Claw-Eval's own harness uses, in a
-# virtual environment at target/pyref (pinned versions; re-running is a no-op). Prints its path.
+# virtual environment at target/pyref (pinned versions; re-running is a no-op). Prints its
+# absolute path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="${CARGO_TARGET_DIR:-target}/pyref"
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
+venv="$target/pyref"
 want="pydantic==2.12.5 openai==1.109.1 PyYAML==6.0.3"
 stamp="$venv/.clawrun-pins"
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// `CLAWRUN_PYREF`, else `scripts/pyref.sh`'s venv in the target folder; panics with what to do
-/// when it cannot import the packages.
+/// when it cannot import the packages. A relative path is taken from the repository root, so
+/// tests may run it from any working directory.
 pub fn reference_python() -> PathBuf {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let python = std::env::var_os("CLAWRUN_PYREF").map_or_else(
@@ -16,6 +17,7 @@ pub fn reference_python() -> PathBuf {
         },
         PathBuf::from,
     );
+    let python = repo.join(python);
     let ok = Command::new(&python)
         .args(["-c", "import pydantic, openai, yaml"])
         .status()
