@@ -82,6 +82,7 @@ fn main() {
                 seed: 1,
                 clock: Default::default(),
                 faults: None,
+                network: None,
             };
             let call = ToolCall {
                 name: "Bash",

@@ -18,3 +18,4 @@ pub mod sandbox;
 pub mod services;
 pub mod tools;
 pub mod trial;
+pub mod web;

@@ -110,8 +110,8 @@ fn write_task(root: &Path, id: &str, yaml: &str) {
 }
 
 /// A checkout in `tmp`: the bundled test tasks e2e_mail and e2e_chat (runnable), a copy of
-/// e2e_chat with an LLM-judged item (needs-judge), the web_real task and the peer without its
-/// fixture (both unsupported).
+/// e2e_chat with an LLM-judged item (needs-judge), the web_real task (needs-web) and the peer
+/// without its fixture (unsupported).
 fn checkout(tmp: &Path) -> PathBuf {
     let root = tmp.join("claw-eval");
     let bundled = repo().join("tests/fixtures/suite/tasks");
@@ -146,13 +146,14 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-const WEB_REASON: &str = "unsupported: service `web_real` (kind web_real) needs the live web, \
-                          which clawrun does not have yet";
+const WEB_REASON: &str = "needs-web: service `web_real` (kind web_real) needs the web: run \
+                          with --web live or --web record, or replay a recording with \
+                          --web-cassette DIR";
 const FIXTURE_REASON: &str = "unsupported: service `gmail`: its fixture \
                               tasks/T001zh_peer/fixtures/gmail/inbox.json (GMAIL_FIXTURES) is not \
                               in the suite";
-const COUNTS: &str = "5 tasks: 2 runnable, 1 needs-judge, 0 needs-user-model, 2 unsupported \
-                      (1 live web, 1 missing fixture)";
+const COUNTS: &str = "5 tasks: 2 runnable, 1 needs-judge, 0 needs-user-model, 1 needs-web, 1 \
+                      unsupported (1 missing fixture)";
 
 #[test]
 fn list_shows_each_status_the_reasons_and_the_counts() {
@@ -171,7 +172,7 @@ fn list_shows_each_status_the_reasons_and_the_counts() {
     assert!(row("e2e_mail").contains(" runnable "), "{out}");
     assert!(row("judged_chat").contains(" needs-judge "), "{out}");
     assert!(
-        row("T068_web_real_research").contains(" unsupported "),
+        row("T068_web_real_research").contains(" needs-web "),
         "{out}"
     );
     assert!(row("T001zh_peer").contains(" unsupported "), "{out}");
@@ -198,9 +199,9 @@ fn list_shows_each_status_the_reasons_and_the_counts() {
         "LLM-judged without --judge (left unjudged): advice_quality (0.40)"
     );
     let web = by_id("T068_web_real_research");
-    assert_eq!(web["status"], "unsupported");
+    assert_eq!(web["status"], "needs-web");
     assert_eq!(
-        format!("unsupported: {}", web["reason"].as_str().unwrap()),
+        format!("needs-web: {}", web["reason"].as_str().unwrap()),
         WEB_REASON
     );
 }
@@ -331,12 +332,12 @@ fn run_skips_unsupported_tasks_records_them_and_scores_the_others() {
             (
                 "T068_web_real_research",
                 "tasks/T068_web_real_research",
-                "unsupported"
+                "needs-web"
             ),
         ]
     );
     assert_eq!(
-        format!("unsupported: {}", skipped[1]["reason"].as_str().unwrap()),
+        format!("needs-web: {}", skipped[1]["reason"].as_str().unwrap()),
         WEB_REASON
     );
     assert!(manifest["tasks"].get("T068_web_real_research").is_none());
@@ -359,7 +360,8 @@ fn run_skips_unsupported_tasks_records_them_and_scores_the_others() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(
-        text(&o.stderr).contains("nothing to run: every selected task (1) is unsupported"),
+        text(&o.stderr)
+            .contains("nothing to run: every selected task (1) is unsupported or needs the web"),
         "{}",
         text(&o.stderr)
     );
@@ -397,7 +399,7 @@ judge_rubric: \"\"
     );
     assert_eq!(
         out.lines().last(),
-        Some("1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 unsupported"),
+        Some("1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 needs-web, 0 unsupported"),
         "{out}"
     );
     // A warning like any other: --strict fails it.

@@ -11,6 +11,7 @@ use super::{EXIT_USAGE, UsageError};
 use crate::run::grading::{GraderChoice, Grading};
 use crate::run::selection::TaskFilter;
 use crate::run::status::{StatusCounts, TaskStatus};
+use crate::web::WebMode;
 
 /// Arguments of `clawrun list`.
 #[derive(Debug, clap::Args)]
@@ -24,6 +25,10 @@ pub struct ListArgs {
     json: bool,
     #[command(flatten)]
     filter: TaskFilter,
+    /// The web the statuses assume: `off` (the default without a cassette) marks tasks with
+    /// `web_real` services `needs-web`.
+    #[arg(long = "web", value_name = "MODE", value_parser = |s: &str| s.parse::<WebMode>())]
+    web: Option<WebMode>,
 }
 
 /// Prints one line per selected task: id, group, category, services, tools, whether it has an
@@ -58,9 +63,10 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
     let failed = dirs.len() - loaded;
     // A checkout's tasks are graded by their grader.py: its judge calls decide `needs-judge`.
     let grading = Grading::resolve(GraderChoice::Auto, None, &args.suite)?;
+    let web_mode = args.web.unwrap_or(WebMode::Off);
     let statuses: Vec<TaskStatus> = tasks
         .iter()
-        .map(|t| TaskStatus::of(t).for_grading(t, &grading))
+        .map(|t| TaskStatus::of(t, web_mode).for_grading(t, &grading))
         .collect();
     if args.json {
         let rows: Vec<_> = tasks

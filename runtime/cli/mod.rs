@@ -2,6 +2,7 @@
 
 pub mod output;
 
+mod cassette;
 mod completions;
 mod exec;
 mod judge;
@@ -16,6 +17,7 @@ mod setup;
 mod size;
 mod tool;
 mod validate;
+mod web_args;
 mod write_back;
 
 use clap::{Parser, Subcommand};
@@ -61,6 +63,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// List the tasks of a suite.
     List(list::ListArgs),
+    /// Show or merge recorded web cassettes (`run --web record`).
+    Cassette(cassette::CassetteArgs),
     /// Serve a scripted mock LLM (OpenAI and Anthropic protocols) on loopback.
     MockLlm(mock_llm::MockLlmArgs),
     /// Get and precompile what the sandbox runs besides the tools (`setup python`).
@@ -98,6 +102,7 @@ pub fn main() -> i32 {
         Command::Judge(args) => judge::judge_command(*args, quiet),
         Command::Validate(args) => validate::validate_command(args),
         Command::List(args) => list::list_command(args),
+        Command::Cassette(args) => cassette::cassette_command(args),
         Command::MockLlm(args) => mock_llm::mock_llm_command(args),
         Command::Setup(args) => setup::run(args),
         Command::Completions(args) => completions::completions_command(&args),

@@ -3,6 +3,7 @@
 //! tool results and faults) and identical scores.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Result;
 use clawrun_judge::ScoreConfig;
@@ -16,6 +17,7 @@ use crate::run::manifest::sibling_manifests;
 use crate::run::trial_record::{TrialContext, WorkerModels, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::Harness;
+use crate::web::{Web, WebMode, WebOptions};
 
 /// Arguments of `clawrun replay`.
 #[derive(Debug, clap::Args)]
@@ -79,6 +81,29 @@ fn run_manifest(run: &Path) -> Result<serde_json::Value> {
     }
 }
 
+/// The web a replay uses: the run's cassette (as run.json names it, else the run folder's
+/// `web/`), replayed; off when the run had none (its web tasks ran live and cannot replay).
+fn recorded_web(meta: &serde_json::Value, run: &Path) -> WebOptions {
+    let named = meta["web"]["cassette"].as_str().map(PathBuf::from);
+    let cassette = named
+        .filter(|p| p.join(crate::web::cassette::INDEX).is_file())
+        .or_else(|| {
+            let own = run.join("web");
+            own.join(crate::web::cassette::INDEX)
+                .is_file()
+                .then_some(own)
+        });
+    WebOptions {
+        mode: Some(if cassette.is_some() {
+            WebMode::Replay
+        } else {
+            WebMode::Off
+        }),
+        cassette,
+        ..WebOptions::default()
+    }
+}
+
 /// Runs `clawrun replay`.
 pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     let (run, task_filter, trial_filter) = split_target(&args.target)?;
@@ -116,8 +141,13 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     options.faults = meta["faults"].as_str().map(str::to_string);
     options.seed = meta["seed"].as_u64().unwrap_or(0);
     options.score = score;
+    options.web = recorded_web(&meta, &run);
     let plan = options.fault_plan()?;
-    let tasks = crate::run::runner::prepare_tasks(&options, plan.as_ref())?;
+    let web = Arc::new(Web::open(&options.web, None).map_err(|e| UsageError(e.to_string()))?);
+    let tasks: Vec<_> = crate::run::runner::prepare_tasks(&options, plan.as_ref())?
+        .into_iter()
+        .map(|t| t.with_web(Arc::clone(&web)))
+        .collect();
     let harness = Harness::new()?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -145,10 +175,16 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     let models = WorkerModels::new(&cx)?;
     let mut diverged = 0;
     for record in &records {
+        let name = format!("{}/{}", record.task_id, record.trial);
         let Some(task) = tasks.iter().find(|t| t.id() == record.task_id) else {
+            if options.web.mode() == WebMode::Off {
+                outln!(
+                    "SKIP {name}: the task needs the web and the run kept no cassette (it ran \
+                     with --web live)"
+                )?;
+            }
             continue;
         };
-        let name = format!("{}/{}", record.task_id, record.trial);
         if task.loaded.hash_hex() != record.task_hash {
             outln!("DIFF {name}: the task changed since it was recorded (task hash differs)")?;
             diverged += 1;

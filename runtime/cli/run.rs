@@ -9,6 +9,7 @@ use clawrun_judge::ScoreConfig;
 use super::UsageError;
 use super::output::outln;
 use super::report::{ReportFormats, write_reports};
+use super::web_args::WebArgs;
 use crate::run::grading::GraderChoice;
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
@@ -116,6 +117,8 @@ pub struct RunArgs {
     /// third_party/claw-eval).
     #[arg(long, value_name = "DIR")]
     claw_eval: Option<PathBuf>,
+    #[command(flatten)]
+    web: WebArgs,
 }
 
 /// `--report`: which report files a run writes.
@@ -190,6 +193,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         probe: !args.no_probe,
         grader: args.grader,
         claw_eval: args.claw_eval.clone(),
+        web: args.web.options(),
     };
     let result = run(&options)?;
     let html = args.html.clone().unwrap_or_else(|| out.join("report.html"));

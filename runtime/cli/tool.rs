@@ -102,6 +102,7 @@ pub fn run(args: ToolArgs) -> Result<i32> {
         seed: args.seed,
         clock,
         faults: injector.clone(),
+        network: None,
     };
     let out = toolbox.call(&sandbox, call, vfs, &env)?;
     outln!("{}", out.output)?;

@@ -3,18 +3,21 @@
 //! their reason, and the status counts end the output.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
 use clawrun_judge::ScoreConfig;
 
 use super::UsageError;
 use super::output::outln;
+use super::web_args::WebArgs;
 use crate::run::grading::{GraderChoice, Grading, TaskGrading};
 use crate::run::runner::{Prepared, Skipped, prepare_selection};
 use crate::run::selection::TaskFilter;
 use crate::run::status::{StatusCounts, TaskStatus, has_rubric};
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::{Harness, Limits, TaskEnv, firewall, run_trial};
+use crate::web::Web;
 
 /// Arguments of `clawrun validate`.
 #[derive(Debug, clap::Args)]
@@ -30,6 +33,8 @@ pub struct ValidateArgs {
     strict: bool,
     #[command(flatten)]
     filter: TaskFilter,
+    #[command(flatten)]
+    web: WebArgs,
 }
 
 /// One task's validation.
@@ -45,7 +50,14 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
     let mut options = RunOptions::new(&args.suite, AgentSpec::Oracle, PathBuf::new());
     options.tasks = args.tasks.clone();
     options.filter = args.filter.clone();
+    options.web = args.web.options();
+    let web_mode = options.web.mode();
+    let web = Arc::new(Web::open(&options.web, None).map_err(|e| UsageError(e.to_string()))?);
     let Prepared { tasks, skipped } = prepare_selection(&options, None)?;
+    let tasks: Vec<TaskEnv> = tasks
+        .into_iter()
+        .map(|t| t.with_web(Arc::clone(&web)))
+        .collect();
     // A checkout's tasks are graded by their grader.py: its judge calls decide `needs-judge`.
     let grading = Grading::resolve(GraderChoice::Auto, None, &args.suite)?;
     let harness = Harness::new()?;
@@ -72,8 +84,10 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
                 continue;
             }
         };
-        statuses
-            .push(TaskStatus::before_setup(&task.loaded.task).for_grading(&task.loaded, &grading));
+        statuses.push(
+            TaskStatus::before_setup(&task.loaded.task, web_mode)
+                .for_grading(&task.loaded, &grading),
+        );
         let by_grader_py = grading.for_task(&task.loaded) != TaskGrading::Native;
         let mut out = validate_task(&rt, &harness, task, &options.score)?;
         let mut warnings: Vec<String> =

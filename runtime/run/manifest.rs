@@ -65,6 +65,10 @@ pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv
         },
         "tasks": task_hashes,
         "grader": grader(options),
+        "web": {
+            "mode": options.web.mode().as_str(),
+            "cassette": options.web.cassette.as_ref().map(|p| p.display().to_string()),
+        },
     })
 }
 
@@ -214,6 +218,20 @@ pub(crate) fn at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
 /// Adds `skipped` to the manifest at `path` (written by [`super::resume::prepare`]): the
 /// selected tasks this invocation left out as unsupported, as `[{id, folder, status, reason}]`
 /// sorted by id (an empty list when none).
+/// Records the run's cassette in its manifest: `web.cassette_hash` (its content hash) and
+/// `web.recordings` (its entries), as they are now.
+pub(crate) fn record_cassette(path: &Path, web: &crate::web::Web) -> Result<()> {
+    let Some(cassette) = web.cassette() else {
+        return Ok(());
+    };
+    let mut doc = read_manifest(path)?
+        .with_context(|| format!("{} vanished after it was written", path.display()))?;
+    doc["web"]["cassette"] = json!(cassette.dir().display().to_string());
+    doc["web"]["cassette_hash"] = json!(cassette.hash());
+    doc["web"]["recordings"] = json!(cassette.len());
+    write_manifest(path, &doc)
+}
+
 pub(crate) fn record_skipped(path: &Path, skipped: &[super::runner::Skipped]) -> Result<()> {
     let mut doc = read_manifest(path)?
         .with_context(|| format!("{} vanished after it was written", path.display()))?;

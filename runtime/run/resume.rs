@@ -88,6 +88,7 @@ const FIELDS: &[(&str, Option<&str>)] = &[
     ("trace_version", None),
     ("grader.choice", Some("--grader")),
     ("grader.checkout", Some("--claw-eval")),
+    ("web.mode", Some("--web")),
 ];
 
 /// Checks this invocation against the run folder (`--resume`: its own manifest and journal;

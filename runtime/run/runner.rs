@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use anyhow::{Context, Result, anyhow};
 use clawrun_agents::llm::{CacheMode, LlmClient, ModelConfig};
@@ -23,6 +23,7 @@ use super::status::TaskStatus;
 use super::trial_record::{TrialContext, WorkerModels, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
 use crate::trial::{Harness, TaskEnv};
+use crate::web::{Web, WebOptions};
 
 /// Everything `clawrun run` was asked to do.
 pub struct RunOptions {
@@ -80,6 +81,9 @@ pub struct RunOptions {
     /// `--claw-eval`: the Claw-Eval checkout whose graders are used (default: the suite, when
     /// it is one).
     pub claw_eval: Option<PathBuf>,
+    /// `--web`, `--web-cassette`, `--web-allow`, `--web-search-url`: how `web_real` services
+    /// and `curl` reach the web.
+    pub web: WebOptions,
 }
 
 impl RunOptions {
@@ -111,6 +115,7 @@ impl RunOptions {
             probe: false,
             grader: GraderChoice::Auto,
             claw_eval: None,
+            web: WebOptions::default(),
         }
     }
 
@@ -246,7 +251,7 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
             tracing::debug!("{w}");
         }
         let (id, folder) = (loaded.task.task_id.clone(), loaded.dir.clone());
-        let status = TaskStatus::before_setup(&loaded.task);
+        let status = TaskStatus::before_setup(&loaded.task, options.web.mode());
         if status.is_unsupported() {
             skipped.push(Skipped { id, folder, status });
             continue;
@@ -292,7 +297,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     }
     if tasks.is_empty() && !skipped.is_empty() {
         return Err(SetupError::Usage(format!(
-            "nothing to run: every selected task ({}) is unsupported (see above)",
+            "nothing to run: every selected task ({}) is unsupported or needs the web (see above)",
             skipped.len()
         ))
         .into());
@@ -332,9 +337,20 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         ))
         .into());
     }
+    // The web the tasks reach (a recording goes to the run folder's web/ unless named).
+    let web = Arc::new(
+        Web::open(&options.web, Some(&options.out.join("web")))
+            .map_err(|e| SetupError::Usage(e.to_string()))?,
+    );
+    let tasks: Vec<TaskEnv> = tasks
+        .into_iter()
+        .map(|t| t.with_web(Arc::clone(&web)))
+        .collect();
     // The configuration check (refusing another configuration) and run.json.
     let resume = super::resume::prepare(options, plan.as_ref(), &tasks, &journal_path)?;
-    super::manifest::record_skipped(&options.out.join(manifest_name(options)), &skipped)?;
+    let manifest_path = options.out.join(manifest_name(options));
+    super::manifest::record_skipped(&manifest_path, &skipped)?;
+    super::manifest::record_cassette(&manifest_path, &web)?;
     let (journal, _) = Journal::open(&journal_path)?;
     let mut timings = super::timings::TimingsFile::open(&options.out, options.shard)?;
     let session_start = std::time::Instant::now();
@@ -495,6 +511,10 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         Ok(())
     })?;
     journal.sync()?;
+    if let Some(cassette) = web.cassette() {
+        cassette.sync().map_err(|e| anyhow!("{e}"))?;
+        super::manifest::record_cassette(&manifest_path, &web)?;
+    }
     bar.finish_and_clear();
     timings.session(
         session_started,

@@ -1,9 +1,10 @@
 //! What a task needs to run, from the task alone (no trial): `runnable` (offline, nothing
 //! missing), `needs-judge` (weighted rubric items only an LLM judge scores),
-//! `needs-user-model` (a simulated user without a script) or `unsupported: REASON` (a service
-//! kind clawrun does not implement, such as `web_real`'s live web, or a service fixture the
-//! suite does not hold). `run` skips unsupported tasks, `validate` reports them as skipped,
-//! `list` shows every task's status.
+//! `needs-user-model` (a simulated user without a script), `needs-web: REASON` (a `web_real`
+//! service in a run whose web is off) or `unsupported: REASON` (a service kind clawrun does not
+//! implement, or a service fixture the suite does not hold). `run` skips tasks that need the
+//! web or are unsupported, `validate` reports them as skipped, `list` shows every task's
+//! status.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -14,11 +15,13 @@ use super::grading::{Grading, TaskGrading};
 use clawrun_task::{Check, LoadedTask, ServiceSpec, Task};
 
 use crate::services::{self, LoadError, ServiceSet, Timestamp};
+use crate::web::WebMode;
 
 /// Why a task cannot run at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Cause {
-    /// A service that reaches the live web (`web_real`, `web_real_injection`).
+    /// A service that reaches the web (`web_real`, `web_real_injection`) in a run whose web
+    /// is off.
     LiveWeb,
     /// A service kind clawrun has no implementation of.
     UnknownService,
@@ -30,7 +33,7 @@ impl Cause {
     /// The cause in a few words, for counts (`9 missing fixture`).
     pub fn label(self) -> &'static str {
         match self {
-            Cause::LiveWeb => "live web",
+            Cause::LiveWeb => "needs the web",
             Cause::UnknownService => "unknown service",
             Cause::MissingFixture => "missing fixture",
         }
@@ -64,8 +67,8 @@ impl TaskStatus {
     /// The status of `loaded`: unsupported first (its services' kinds, then whether their
     /// fixtures can be read as Setup reads them), then a simulated user without a script,
     /// then LLM-judged rubric items.
-    pub fn of(loaded: &LoadedTask) -> TaskStatus {
-        let status = Self::before_setup(&loaded.task);
+    pub fn of(loaded: &LoadedTask, web: WebMode) -> TaskStatus {
+        let status = Self::before_setup(&loaded.task, web);
         if status.is_unsupported() {
             return status;
         }
@@ -85,8 +88,8 @@ impl TaskStatus {
     /// The status of `task` before its files are read: what [`TaskStatus::of`] says, except
     /// that a missing fixture shows only when Setup fails on it (see
     /// [`TaskStatus::of_setup_error`]).
-    pub fn before_setup(task: &Task) -> TaskStatus {
-        if let Some((cause, reason)) = task.services.iter().find_map(unsupported_kind) {
+    pub fn before_setup(task: &Task, web: WebMode) -> TaskStatus {
+        if let Some((cause, reason)) = task.services.iter().find_map(|s| unsupported_kind(s, web)) {
             return TaskStatus::Unsupported { cause, reason };
         }
         let judged = judged_items(task);
@@ -114,12 +117,16 @@ impl TaskStatus {
         })
     }
 
-    /// `runnable`, `needs-judge`, `needs-user-model` or `unsupported`.
+    /// `runnable`, `needs-judge`, `needs-user-model`, `needs-web` or `unsupported`.
     pub fn label(&self) -> &'static str {
         match self {
             TaskStatus::Runnable => "runnable",
             TaskStatus::NeedsJudge(_) => "needs-judge",
             TaskStatus::NeedsUserModel { .. } => "needs-user-model",
+            TaskStatus::Unsupported {
+                cause: Cause::LiveWeb,
+                ..
+            } => "needs-web",
             TaskStatus::Unsupported { .. } => "unsupported",
         }
     }
@@ -179,40 +186,38 @@ impl fmt::Display for TaskStatus {
     /// The label, and for unsupported tasks the reason: `unsupported: service ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TaskStatus::Unsupported { reason, .. } => write!(f, "unsupported: {reason}"),
+            TaskStatus::Unsupported { reason, .. } => write!(f, "{}: {reason}", self.label()),
             other => f.write_str(other.label()),
         }
     }
 }
 
-/// Why service `spec` cannot run, when clawrun has no service of its kind.
-pub fn unsupported_kind(spec: &ServiceSpec) -> Option<(Cause, String)> {
+/// Why service `spec` cannot run in a run whose web is `web`: clawrun has no service of its
+/// kind, or it reaches the web and the web is off.
+pub fn unsupported_kind(spec: &ServiceSpec, web: WebMode) -> Option<(Cause, String)> {
     let kind = spec.kind();
+    let name = &spec.name;
+    if services::builtin::needs_web(kind) {
+        return (web == WebMode::Off).then(|| {
+            (
+                Cause::LiveWeb,
+                format!(
+                    "service `{name}` (kind {kind}) needs the web: run with --web live or --web \
+                     record, or replay a recording with --web-cassette DIR"
+                ),
+            )
+        });
+    }
     if services::builtin::lookup(kind).is_some() {
         return None;
     }
-    let name = &spec.name;
-    Some(match kind {
-        "web_real" => (
-            Cause::LiveWeb,
-            format!(
-                "service `{name}` (kind web_real) needs the live web, which clawrun does not have yet"
-            ),
+    Some((
+        Cause::UnknownService,
+        format!(
+            "service `{name}` (kind {kind}) is not one of clawrun's services ({})",
+            services::builtin::kinds().collect::<Vec<_>>().join(", ")
         ),
-        "web_real_injection" => (
-            Cause::LiveWeb,
-            format!(
-                "service `{name}` (kind web_real_injection) needs the live web (with injected pages), which clawrun does not have yet"
-            ),
-        ),
-        _ => (
-            Cause::UnknownService,
-            format!(
-                "service `{name}` (kind {kind}) is not one of clawrun's services ({})",
-                services::builtin::kinds().collect::<Vec<_>>().join(", ")
-            ),
-        ),
-    })
+    ))
 }
 
 /// Loads the services of `loaded` as Setup does (through the suite's folder, at the task's
@@ -300,6 +305,8 @@ pub struct StatusCounts {
     pub needs_judge: usize,
     /// `needs-user-model`.
     pub needs_user_model: usize,
+    /// `needs-web`.
+    pub needs_web: usize,
     /// `unsupported`, by cause.
     pub unsupported: BTreeMap<Cause, usize>,
 }
@@ -313,6 +320,10 @@ impl StatusCounts {
                 TaskStatus::Runnable => counts.runnable += 1,
                 TaskStatus::NeedsJudge(_) => counts.needs_judge += 1,
                 TaskStatus::NeedsUserModel { .. } => counts.needs_user_model += 1,
+                TaskStatus::Unsupported {
+                    cause: Cause::LiveWeb,
+                    ..
+                } => counts.needs_web += 1,
                 TaskStatus::Unsupported { cause, .. } => {
                     *counts.unsupported.entry(*cause).or_default() += 1
                 }
@@ -323,27 +334,34 @@ impl StatusCounts {
 
     /// Every task counted.
     pub fn total(&self) -> usize {
-        self.runnable + self.needs_judge + self.needs_user_model + self.unsupported_total()
+        self.runnable
+            + self.needs_judge
+            + self.needs_user_model
+            + self.needs_web
+            + self.unsupported_total()
     }
 
-    /// The unsupported tasks.
+    /// The unsupported tasks (those that need the web not counted).
     pub fn unsupported_total(&self) -> usize {
         self.unsupported.values().sum()
     }
 }
 
 impl fmt::Display for StatusCounts {
-    /// `43 tasks: 19 runnable, 24 needs-judge, 0 needs-user-model, 0 unsupported`, with the
-    /// causes of unsupported ones in parentheses (`3 unsupported (2 live web, 1 missing fixture)`).
+    /// `43 tasks: 19 runnable, 24 needs-judge, 0 needs-user-model, 0 needs-web, 0 unsupported`,
+    /// with the causes of unsupported ones in parentheses (`3 unsupported (2 unknown service,
+    /// 1 missing fixture)`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let total = self.total();
         write!(
             f,
-            "{total} {}: {} runnable, {} needs-judge, {} needs-user-model, {} unsupported",
+            "{total} {}: {} runnable, {} needs-judge, {} needs-user-model, {} needs-web, {} \
+             unsupported",
             if total == 1 { "task" } else { "tasks" },
             self.runnable,
             self.needs_judge,
             self.needs_user_model,
+            self.needs_web,
             self.unsupported_total()
         )?;
         if !self.unsupported.is_empty() {
@@ -379,22 +397,27 @@ tool_endpoints:
 ";
 
     #[test]
-    fn web_real_and_unknown_kinds_are_unsupported_known_kinds_are_not() {
+    fn web_kinds_need_the_web_only_when_it_is_off_and_unknown_kinds_are_unsupported() {
         let t = task(WEB_REAL);
-        let (cause, reason) = unsupported_kind(&t.services[0]).unwrap();
+        let (cause, reason) = unsupported_kind(&t.services[0], WebMode::Off).unwrap();
         assert_eq!(cause, Cause::LiveWeb);
         assert_eq!(
             reason,
-            "service `web_real` (kind web_real) needs the live web, which clawrun does not have yet"
+            "service `web_real` (kind web_real) needs the web: run with --web live or --web \
+             record, or replay a recording with --web-cassette DIR"
         );
+        for mode in [WebMode::Live, WebMode::Record, WebMode::Replay] {
+            assert_eq!(unsupported_kind(&t.services[0], mode), None, "{mode}");
+        }
         let injected = ServiceSpec {
             command: Some("python mock_services/web_real_injection/server.py".into()),
             ..ServiceSpec::named("web")
         };
-        let (cause, reason) = unsupported_kind(&injected).unwrap();
+        let (cause, reason) = unsupported_kind(&injected, WebMode::Off).unwrap();
         assert_eq!(cause, Cause::LiveWeb);
         assert!(reason.contains("(kind web_real_injection)"), "{reason}");
-        let (cause, reason) = unsupported_kind(&ServiceSpec::named("browser")).unwrap();
+        let (cause, reason) =
+            unsupported_kind(&ServiceSpec::named("browser"), WebMode::Live).unwrap();
         assert_eq!(cause, Cause::UnknownService);
         assert!(
             reason
@@ -402,13 +425,16 @@ tool_endpoints:
                 && reason.contains("gmail"),
             "{reason}"
         );
-        assert_eq!(unsupported_kind(&ServiceSpec::named("gmail")), None);
+        assert_eq!(
+            unsupported_kind(&ServiceSpec::named("gmail"), WebMode::Off),
+            None
+        );
         // The kind is the command's folder, not the instance name.
         let ocr = ServiceSpec {
             command: Some("python mock_services/ocr/server.py".into()),
             ..ServiceSpec::named("ocr_t50")
         };
-        assert_eq!(unsupported_kind(&ocr), None);
+        assert_eq!(unsupported_kind(&ocr, WebMode::Off), None);
     }
 
     #[test]
@@ -421,7 +447,7 @@ tool_endpoints:
 ",
         );
         assert_eq!(judged_items(&t), ["quality (0.40)"]);
-        let s = TaskStatus::before_setup(&t);
+        let s = TaskStatus::before_setup(&t, WebMode::Off);
         assert_eq!(s.label(), "needs-judge");
         assert_eq!(
             s.reason().unwrap(),
@@ -442,7 +468,10 @@ rubric:
 ",
         );
         assert!(judged_items(&both).is_empty());
-        assert_eq!(TaskStatus::before_setup(&both), TaskStatus::Runnable);
+        assert_eq!(
+            TaskStatus::before_setup(&both, WebMode::Off),
+            TaskStatus::Runnable
+        );
         // A native llm_judge item needs the judge as a scoring component does.
         let native = task(
             "rubric:
@@ -457,7 +486,10 @@ rubric:
     fn tasks_without_a_rubric_are_runnable_but_have_no_rubric() {
         let none = task("judge_rubric: \"\"\nscoring_components: []\n");
         assert!(!has_rubric(&none));
-        assert_eq!(TaskStatus::before_setup(&none), TaskStatus::Runnable);
+        assert_eq!(
+            TaskStatus::before_setup(&none, WebMode::Off),
+            TaskStatus::Runnable
+        );
         assert!(has_rubric(&task(
             "scoring_components:
   - {name: kw, weight: 1, check: {type: keywords_present, keywords: [a]}}
@@ -472,7 +504,7 @@ rubric:
 judge_rubric: Was the advice sound?
 ",
         );
-        let s = TaskStatus::before_setup(&persona);
+        let s = TaskStatus::before_setup(&persona, WebMode::Off);
         assert_eq!(s, TaskStatus::NeedsUserModel { also_judge: true });
         assert!(s.reason().unwrap().ends_with("also needs --judge"));
         let scripted = task(
@@ -484,7 +516,10 @@ rubric:
   - {name: file, weight: 1, check: {type: file_exists, path: out.txt}}
 ",
         );
-        assert_eq!(TaskStatus::before_setup(&scripted), TaskStatus::Runnable);
+        assert_eq!(
+            TaskStatus::before_setup(&scripted, WebMode::Off),
+            TaskStatus::Runnable
+        );
         let disabled = task("user_agent: {enabled: false, persona: x}\n");
         assert!(!needs_user_model(&disabled));
     }
@@ -506,14 +541,18 @@ rubric:
         let counts = StatusCounts::of(&statuses);
         assert_eq!(
             counts.to_string(),
-            "6 tasks: 1 runnable, 2 needs-judge, 0 needs-user-model, 3 unsupported \
-             (2 live web, 1 missing fixture)"
+            "6 tasks: 1 runnable, 2 needs-judge, 0 needs-user-model, 2 needs-web, 1 \
+             unsupported (1 missing fixture)"
         );
         assert_eq!(
             StatusCounts::of(&[TaskStatus::Runnable]).to_string(),
-            "1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 unsupported"
+            "1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 needs-web, 0 unsupported"
         );
-        assert_eq!(unsupported(Cause::LiveWeb).to_string(), "unsupported: r");
+        assert_eq!(unsupported(Cause::LiveWeb).to_string(), "needs-web: r");
+        assert_eq!(
+            unsupported(Cause::MissingFixture).to_string(),
+            "unsupported: r"
+        );
         assert_eq!(TaskStatus::Runnable.to_string(), "runnable");
     }
 
@@ -531,7 +570,7 @@ services:
 ";
         std::fs::write(dir.join("task.yaml"), yaml).unwrap();
         let suite = clawrun_task::Suite::open(tmp.path()).unwrap();
-        let status = TaskStatus::of(&suite.load("tasks/t").unwrap());
+        let status = TaskStatus::of(&suite.load("tasks/t").unwrap(), WebMode::Off);
         assert_eq!(
             status.to_string(),
             "unsupported: service `gmail`: its fixture tasks/t/fixtures/gmail/inbox.json \
@@ -539,7 +578,7 @@ services:
         );
         // Setup fails on it with the same status.
         assert_eq!(
-            TaskStatus::before_setup(&suite.load("tasks/t").unwrap().task),
+            TaskStatus::before_setup(&suite.load("tasks/t").unwrap().task, WebMode::Off),
             TaskStatus::Runnable
         );
         let setup = crate::trial::TaskEnv::prepare(suite.load("tasks/t").unwrap(), None);
@@ -552,13 +591,13 @@ services:
         std::fs::create_dir_all(dir.join("fixtures/gmail")).unwrap();
         std::fs::write(dir.join("fixtures/gmail/inbox.json"), "[]").unwrap();
         assert_eq!(
-            TaskStatus::of(&suite.load("tasks/t").unwrap()),
+            TaskStatus::of(&suite.load("tasks/t").unwrap(), WebMode::Off),
             TaskStatus::Runnable
         );
         // A broken fixture is the task's error (reported when it is prepared), not a status.
         std::fs::write(dir.join("fixtures/gmail/inbox.json"), "[").unwrap();
         assert_eq!(
-            TaskStatus::of(&suite.load("tasks/t").unwrap()),
+            TaskStatus::of(&suite.load("tasks/t").unwrap(), WebMode::Off),
             TaskStatus::Runnable
         );
     }

@@ -63,6 +63,29 @@ impl HttpRouter for NoNetwork {
     }
 }
 
+/// Makes the router of each guest run: what a trial's tool calls reach over wasi:http (its
+/// services, its web), made afresh per call.
+#[derive(Clone)]
+pub struct GuestNetwork(Arc<dyn Fn() -> Box<dyn HttpRouter> + Send + Sync>);
+
+impl GuestNetwork {
+    /// A network whose routers `make` builds.
+    pub fn new(make: impl Fn() -> Box<dyn HttpRouter> + Send + Sync + 'static) -> Self {
+        GuestNetwork(Arc::new(make))
+    }
+
+    /// A router for one guest run.
+    pub fn router(&self) -> Box<dyn HttpRouter> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for GuestNetwork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GuestNetwork")
+    }
+}
+
 /// The wasi:http hooks of a store: hand everything to the router.
 pub(super) struct RouterHooks {
     router: Arc<Mutex<Box<dyn HttpRouter>>>,

@@ -58,6 +58,11 @@ impl Audit {
         self.calls.len()
     }
 
+    /// The number of logged calls to `endpoint`.
+    pub fn calls_to(&self, endpoint: &str) -> usize {
+        self.calls.iter().filter(|c| c.endpoint == endpoint).count()
+    }
+
     pub(crate) fn log(&mut self, call: Call) {
         self.calls.push_back(Arc::new(call));
     }

@@ -14,11 +14,15 @@ use super::py;
 use super::store::{DeriveFn, Record, Records};
 use super::time::Timestamp;
 use super::validate::{BodyMode, Field, Lit, validate};
+use crate::web::WebSession;
 
 /// The declaration of a service kind (one per Claw-Eval mock server).
 pub struct ServiceDef {
-    /// The kind, which is also the first path segment (`gmail` → `/gmail/...`).
+    /// The kind, which is also the first path segment (`gmail` → `/gmail/...`) unless
+    /// `prefix` names another.
     pub kind: &'static str,
+    /// The first path segment when it is not the kind (`web_real` serves `/web/...`).
+    pub prefix: Option<&'static str>,
     /// The default port.
     pub port: u16,
     /// How the fixture is loaded.
@@ -35,6 +39,13 @@ pub struct ServiceDef {
     pub endpoints: &'static [Endpoint],
     /// The body of `GET /<kind>/health`, for services that have one.
     pub health: Option<&'static [(&'static str, &'static str)]>,
+}
+
+impl ServiceDef {
+    /// The first path segment of the service's routes.
+    pub fn path_prefix(&self) -> &'static str {
+        self.prefix.unwrap_or(self.kind)
+    }
 }
 
 /// Transforms freshly loaded records at `now` (an `Err` message is a load error or a 500).
@@ -218,6 +229,14 @@ impl Outcome {
         }
     }
 
+    /// A JSON response with status `status`, logged as is.
+    pub fn with_status(status: u16, body: impl Into<Json>) -> Self {
+        Self {
+            response: ServiceResponse::json(status, body),
+            log: Log::Response,
+        }
+    }
+
     /// A response that is not logged (errors raised before the handler's logging point).
     pub fn unlogged(response: ServiceResponse) -> Self {
         Self {
@@ -270,9 +289,25 @@ pub struct Ctx<'a> {
     base: &'a Base,
     records: &'a mut Records,
     audit: &'a mut Audit,
+    web: Option<&'a WebSession>,
 }
 
 impl Ctx<'_> {
+    /// The trial's web, when the run has one attached ([`Service::attach_web`]).
+    pub fn web(&self) -> Option<&WebSession> {
+        self.web
+    }
+
+    /// Calls logged so far (since the last reset).
+    pub fn call_count(&self) -> usize {
+        self.audit.call_count()
+    }
+
+    /// Calls to `endpoint` logged so far (since the last reset).
+    pub fn calls_to(&self, endpoint: &str) -> usize {
+        self.audit.calls_to(endpoint)
+    }
+
     /// The records.
     pub fn records(&self) -> &Records {
         self.records
@@ -348,6 +383,7 @@ pub struct Service {
     base: Arc<Base>,
     records: Records,
     audit: Audit,
+    web: Option<WebSession>,
 }
 
 impl Service {
@@ -365,7 +401,13 @@ impl Service {
             base,
             records,
             audit: Audit::default(),
+            web: None,
         }
+    }
+
+    /// Gives the service the trial's web (services that need none ignore it).
+    pub fn attach_web(&mut self, web: WebSession) {
+        self.web = Some(web);
     }
 
     /// The instance name (the task's `services[].name`, the key of audit data).
@@ -418,7 +460,9 @@ impl Service {
 
     /// Which route `path` is, and the methods it allows.
     fn route(&self, path: &str) -> Option<(Route, &'static str)> {
-        let rest = path.strip_prefix('/')?.strip_prefix(self.def.kind)?;
+        let rest = path
+            .strip_prefix('/')?
+            .strip_prefix(self.def.path_prefix())?;
         match rest {
             "/audit" => return Some((Route::Audit, "GET, HEAD")),
             "/reset" => return Some((Route::Reset, "POST")),
@@ -510,6 +554,7 @@ impl Service {
             base: &base,
             records: &mut self.records,
             audit: &mut self.audit,
+            web: self.web.as_ref(),
         };
         let outcome = match &ep.op {
             Op::Get => op_get(&mut cx, &validated),

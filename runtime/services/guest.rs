@@ -1,5 +1,6 @@
 //! Guests' `wasi:http` door: an [`HttpRouter`] that sends `http://<service>.local/...` and the
-//! task's `http://localhost:<port>/...` URLs to the trial's services at the virtual time, and
+//! task's `http://localhost:<port>/...` URLs to the trial's services at the virtual time, other
+//! `GET`/`HEAD` requests to the trial's web (live, recorded or replayed, as the run says), and
 //! refuses everything else as "destination not found".
 
 use std::sync::{Arc, Mutex};
@@ -11,15 +12,17 @@ use super::http::{Method, ServiceRequest};
 use super::router::Router;
 use super::set::ServiceSet;
 use super::time::Timestamp;
+use crate::web::{Fetched, WebError, WebMode, WebRequest, WebSession};
 
 /// A trial's services shared between the host (tool dispatch, judge) and its guests.
 pub type SharedServices = Arc<Mutex<ServiceSet>>;
 
-/// Routes guests' HTTP requests to services.
+/// Routes guests' HTTP requests to services, and to the web when it has one.
 pub struct GuestRouter {
     services: SharedServices,
     router: Router,
     clock: VirtualClock,
+    web: Option<WebSession>,
 }
 
 impl GuestRouter {
@@ -29,7 +32,68 @@ impl GuestRouter {
             services,
             router,
             clock,
+            web: None,
         }
+    }
+
+    /// Also answers other `GET` and `HEAD` requests from `web` (unless its mode is off).
+    pub fn with_web(mut self, web: WebSession) -> Self {
+        self.web = Some(web).filter(|w| w.web().mode() != WebMode::Off);
+        self
+    }
+
+    /// A request for no service: from the web, when there is one.
+    fn ask_web(&self, request: &GuestRequest, url: &str) -> Result<GuestResponse, GuestHttpError> {
+        let Some(web) = &self.web else {
+            return Err(GuestHttpError::DestinationNotFound);
+        };
+        let head = request.method.eq_ignore_ascii_case("HEAD");
+        if !head && !request.method.eq_ignore_ascii_case("GET") {
+            return Ok(refusal(
+                403,
+                &format!(
+                    "clawrun's web answers only GET and HEAD requests from the sandbox, not {}",
+                    request.method
+                ),
+            ));
+        }
+        let fetch = WebRequest::fetch(url).map_err(|_| GuestHttpError::DestinationNotFound)?;
+        let timeout = crate::web::live::SEARCH_TIMEOUT + std::time::Duration::from_secs(10);
+        match web.web().get(&fetch, timeout) {
+            Ok(Fetched::Response(page)) => {
+                let mut headers = Vec::new();
+                if let Some(ct) = &page.content_type {
+                    headers.push(("content-type".to_string(), ct.clone()));
+                }
+                headers.push(("content-length".into(), page.body.len().to_string()));
+                Ok(GuestResponse {
+                    status: page.status,
+                    headers,
+                    body: if head { Vec::new() } else { page.body.to_vec() },
+                })
+            }
+            Ok(Fetched::Failed(why)) if why.starts_with("timed out") => {
+                Err(GuestHttpError::Timeout)
+            }
+            Ok(Fetched::Failed(_)) | Err(WebError::Off) => Err(GuestHttpError::DestinationNotFound),
+            // A replay without the page, or a broken cassette: an answer naming why, so the
+            // command's output says it.
+            Err(e) => Ok(refusal(502, &e.to_string())),
+        }
+    }
+}
+
+/// A plain-text answer from clawrun itself (marked `x-clawrun-web: refused`).
+fn refusal(status: u16, why: &str) -> GuestResponse {
+    let body = format!("{why}\n").into_bytes();
+    GuestResponse {
+        status,
+        headers: vec![
+            ("content-type".into(), "text/plain; charset=utf-8".into()),
+            ("x-clawrun-web".into(), "refused".into()),
+            ("content-length".into(), body.len().to_string()),
+        ],
+        body,
     }
 }
 
@@ -39,10 +103,9 @@ impl HttpRouter for GuestRouter {
             "{}://{}{}",
             request.scheme, request.authority, request.path_and_query
         );
-        let target = self
-            .router
-            .resolve(&url)
-            .map_err(|_| GuestHttpError::DestinationNotFound)?;
+        let Ok(target) = self.router.resolve(&url) else {
+            return self.ask_web(request, &url);
+        };
         let mut req = ServiceRequest::new(Method::parse(&request.method), target.path);
         for (name, value) in &request.headers {
             req.headers.insert(name, value.clone());

@@ -168,6 +168,19 @@ pub fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
+/// Python's truth value of a JSON value (`bool(x)`).
+pub fn truthy(v: &Json) -> bool {
+    match v {
+        Json::Null | Json::Bool(false) => false,
+        Json::Int(i) => *i != 0,
+        Json::Float(f) => *f != 0.0,
+        Json::Str(s) => !s.is_empty(),
+        Json::Array(a) => !a.is_empty(),
+        Json::Object(o) => !o.is_empty(),
+        _ => true,
+    }
+}
+
 /// Python's `str(x)` of a JSON scalar as used in f-strings (containers fall back to JSON).
 pub fn str_of(v: &Json) -> String {
     match v {

@@ -12,6 +12,7 @@ use super::load::{Base, FixtureRoot, LoadCtx, LoadError, LoadOptions, load_recor
 use super::spec::ServiceSpec;
 use super::store::Records;
 use super::time::Timestamp;
+use crate::web::WebSession;
 
 /// A readiness probe: method and path.
 type Probe = (Method, String);
@@ -143,6 +144,23 @@ impl ServiceSet {
     /// An independent copy sharing all unchanged state (O(number of services)).
     pub fn fork(&self) -> Self {
         self.clone()
+    }
+
+    /// Gives the services that reach the web (`web_real`, `web_real_injection`) the trial's
+    /// web.
+    pub fn attach_web(&mut self, web: &WebSession) {
+        for s in &mut self.services {
+            if builtin::needs_web(s.kind()) {
+                Arc::make_mut(s).attach_web(web.clone());
+            }
+        }
+    }
+
+    /// The names of the services that reach the web.
+    pub fn web_services(&self) -> impl Iterator<Item = &str> {
+        self.services()
+            .filter(|s| builtin::needs_web(s.kind()))
+            .map(Service::name)
     }
 
     /// The instance names, sorted.

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::faults::{self, Call, FaultKind, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::fault::NoFaults;
+use crate::sandbox::http::{GuestNetwork, NoNetwork};
 use crate::sandbox::{DEFAULT_FUEL, Mount, Program, RunConfig, Sandbox, Status};
 
 mod embedded {
@@ -78,6 +79,8 @@ pub struct ToolEnv {
     /// The trial's fault plan: asked at `tool:<Name>` before each call, and at every
     /// filesystem operation of the tool.
     pub faults: Option<SharedInjector>,
+    /// What the tool reaches over wasi:http (`curl` in Bash): none when `None`.
+    pub network: Option<GuestNetwork>,
 }
 
 /// Media types a tool may return images in.
@@ -272,6 +275,10 @@ impl Toolbox {
                 fs_hook: match &env.faults {
                     Some(faults) => faults.fs_hook(),
                     None => Box::new(NoFaults),
+                },
+                http: match &env.network {
+                    Some(network) => network.router(),
+                    None => Box::new(NoNetwork),
                 },
                 ..RunConfig::default()
             },

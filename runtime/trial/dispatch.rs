@@ -4,6 +4,7 @@
 use anyhow::Result;
 use serde_json::Value;
 
+use super::network;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use crate::services::{self, Timestamp};
 use crate::tools::{ToolCall, ToolImage, ToolState};
@@ -51,16 +52,26 @@ pub fn call_tool(
         }
         let before = env.vfs.root_hash();
         let vfs = std::mem::take(&mut env.vfs);
-        let outcome = harness.toolbox.call(
-            harness.sandbox()?,
-            ToolCall {
-                name,
-                args: input,
-                state,
-            },
-            vfs,
-            &env.tool_env(),
-        )?;
+        let mut tool_env = env.tool_env();
+        let lent = network::lend(task, env, true);
+        tool_env.network = lent.as_ref().map(|l| l.network.clone());
+        let outcome = harness.sandbox().and_then(|sandbox| {
+            harness.toolbox.call(
+                sandbox,
+                ToolCall {
+                    name,
+                    args: input,
+                    state,
+                },
+                vfs,
+                &tool_env,
+            )
+        });
+        drop(tool_env);
+        if let Some(lent) = lent {
+            lent.give_back(env);
+        }
+        let outcome = outcome?;
         env.vfs = outcome.vfs;
         *state = outcome.state;
         env.limits.extend(outcome.limit_hit);

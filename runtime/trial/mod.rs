@@ -16,6 +16,7 @@
 pub mod dispatch;
 pub mod execution;
 pub mod firewall;
+pub mod network;
 pub mod presentation;
 pub mod recorded;
 pub mod seal;

@@ -16,6 +16,7 @@ use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::services::{self, Router, ServiceSet, Timestamp, ToolEndpoint};
 use crate::tools::{ToolEnv, Toolbox, WORKSPACE};
 use crate::vfs::Vfs;
+use crate::web::{Web, WebSession};
 
 /// The default virtual start: 2026-01-01T00:00:00Z.
 pub const DEFAULT_EPOCH_SECS: u64 = 1_767_225_600;
@@ -120,6 +121,8 @@ pub struct TaskEnv {
     pub epoch: Duration,
     /// The trials' filesystem limits.
     pub disk: DiskLimits,
+    /// The run's web (off unless [`TaskEnv::with_web`] gave one).
+    pub web: Arc<Web>,
 }
 
 /// One trial's fresh environment.
@@ -138,6 +141,8 @@ pub struct TrialEnv {
     pub limits: std::collections::BTreeSet<&'static str>,
     /// System-tool calls made so far (each gets its own seed, see [`TrialEnv::tool_env`]).
     pub tool_calls: u64,
+    /// The trial's web (also attached to the services that reach it).
+    pub web: WebSession,
 }
 
 impl TaskEnv {
@@ -240,7 +245,15 @@ impl TaskEnv {
             plan,
             epoch,
             disk,
+            web: Arc::new(Web::off()),
         })
+    }
+
+    /// This task reaching the web through `web` (its `web_real` services, and `curl` in its
+    /// Bash tool).
+    pub fn with_web(mut self, web: Arc<Web>) -> Self {
+        self.web = web;
+        self
     }
 
     /// The task id.
@@ -263,14 +276,18 @@ impl TaskEnv {
         let faults = SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone()));
         let mut vfs = self.base_vfs.fork();
         vfs.set_quota(self.disk.quota_over(self.base_vfs.usage()));
+        let web = WebSession::new(Arc::clone(&self.web), seed);
+        let mut services = self.base_services.fork();
+        services.attach_web(&web);
         TrialEnv {
             vfs,
-            services: self.base_services.fork(),
+            services,
             clock,
             faults,
             seed,
             limits: Default::default(),
             tool_calls: 0,
+            web,
         }
     }
 }
@@ -278,7 +295,8 @@ impl TaskEnv {
 impl TrialEnv {
     /// What the trial's next tool call runs with: the trial's clock and faults, and a seed of
     /// its own derived from the trial's seed and the call's number (so `$RANDOM`, temporary
-    /// names and every other guest random byte differ between calls, reproducibly).
+    /// names and every other guest random byte differ between calls, reproducibly). No network:
+    /// [`super::network::lend`] gives one.
     pub fn tool_env(&mut self) -> ToolEnv {
         self.tool_calls += 1;
         let mut material = [0u8; 16];
@@ -289,6 +307,7 @@ impl TrialEnv {
             seed: u64::from_le_bytes(key[..8].try_into().expect("8 bytes")),
             clock: self.clock.clone(),
             faults: Some(self.faults.clone()),
+            network: None,
         }
     }
 }

@@ -13,6 +13,7 @@ use globset::{GlobBuilder, GlobSetBuilder};
 use serde_json::{Value, json};
 
 use super::execution::Recorder;
+use super::network;
 use super::seal;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use crate::tools::{ToolCall, ToolEnv, ToolState};
@@ -61,32 +62,42 @@ pub fn judge_phase(
     let tampering = seal::links_into_judge(&vfs, &placed);
 
     // Judge commands run without faults, from /workspace, each with fresh shell state.
+    let lent = network::lend(task, env, false);
     let tool_env = ToolEnv {
         seed: env.seed,
         clock: env.clock.clone(),
         faults: None,
+        network: lent.as_ref().map(|l| l.network.clone()),
     };
     let mut commands = Vec::new();
-    for command in judge_commands(&task.loaded.task) {
-        let args = json!({ "command": command });
-        let outcome = harness.toolbox.call(
-            harness.sandbox()?,
-            ToolCall {
-                name: "Bash",
-                args: &args,
-                state: &ToolState::default(),
-            },
-            vfs,
-            &tool_env,
-        )?;
-        vfs = outcome.vfs;
-        commands.push(CommandOutput {
-            command: command.to_string(),
-            exit_code: outcome.exit_code.unwrap_or(i32::from(outcome.is_error)),
-            output: outcome.output,
-            truncated: outcome.truncated,
-        });
+    let ran = (|| -> Result<Vfs> {
+        for command in judge_commands(&task.loaded.task) {
+            let args = json!({ "command": command });
+            let outcome = harness.toolbox.call(
+                harness.sandbox()?,
+                ToolCall {
+                    name: "Bash",
+                    args: &args,
+                    state: &ToolState::default(),
+                },
+                vfs.fork(),
+                &tool_env,
+            )?;
+            vfs = outcome.vfs;
+            commands.push(CommandOutput {
+                command: command.to_string(),
+                exit_code: outcome.exit_code.unwrap_or(i32::from(outcome.is_error)),
+                output: outcome.output,
+                truncated: outcome.truncated,
+            });
+        }
+        Ok(vfs.fork())
+    })();
+    drop(tool_env);
+    if let Some(lent) = lent {
+        lent.give_back(env);
     }
+    let vfs = ran?;
 
     let files = snapshot_files(&vfs, &task.loaded.task.env_snapshot_files);
     rec.push(

@@ -13,6 +13,7 @@ const ID: Field = Field::req("event_id", Ty::Str);
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "calendar",
+    prefix: None,
     port: 9101,
     fixture: Fixture::Records {
         var: "CALENDAR_FIXTURES",

@@ -9,6 +9,7 @@ use crate::services::load::{LoadCtx, LoadError, Loaded};
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "caption",
+    prefix: None,
     port: 9118,
     fixture: Fixture::Custom(load),
     prepare: None,

@@ -5,6 +5,7 @@ use super::prelude::*;
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "config",
+    prefix: None,
     port: 9111,
     fixture: Fixture::Records {
         var: "CONFIG_FIXTURES",

@@ -4,6 +4,7 @@ use super::prelude::*;
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "contacts",
+    prefix: None,
     port: 9103,
     fixture: Fixture::Records {
         var: "CONTACTS_FIXTURES",

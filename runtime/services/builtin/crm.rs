@@ -4,6 +4,7 @@ use super::prelude::*;
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "crm",
+    prefix: None,
     port: 9110,
     fixture: Fixture::Records {
         var: "CRM_FIXTURES",

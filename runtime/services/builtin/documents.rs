@@ -11,6 +11,7 @@ use crate::services::{pdf, py};
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "documents",
+    prefix: None,
     port: 9119,
     fixture: Fixture::Custom(load),
     prepare: None,

@@ -4,6 +4,7 @@ use super::prelude::*;
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "finance",
+    prefix: None,
     port: 9104,
     fixture: Fixture::Records {
         var: "FINANCE_FIXTURES",

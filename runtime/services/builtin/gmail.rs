@@ -16,6 +16,7 @@ const MAIL: [Field; 3] = [
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "gmail",
+    prefix: None,
     port: 9100,
     fixture: Fixture::Records {
         var: "GMAIL_FIXTURES",

@@ -6,6 +6,7 @@ const ID: Field = Field::req("ticket_id", Ty::Str);
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "helpdesk",
+    prefix: None,
     port: 9107,
     fixture: Fixture::Records {
         var: "HELPDESK_FIXTURES",

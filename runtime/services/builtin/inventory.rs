@@ -4,6 +4,7 @@ use super::prelude::*;
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "inventory",
+    prefix: None,
     port: 9108,
     fixture: Fixture::Records {
         var: "INVENTORY_FIXTURES",

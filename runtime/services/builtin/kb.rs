@@ -11,6 +11,7 @@ const ID: Field = Field::req("article_id", Ty::Str);
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "kb",
+    prefix: None,
     port: 9106,
     fixture: Fixture::Records {
         var: "KB_FIXTURES",

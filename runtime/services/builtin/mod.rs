@@ -17,6 +17,9 @@ mod rss;
 mod scheduler;
 mod todo;
 mod web;
+mod web_real;
+
+pub use web_real::{MAX_CONTENT_CHARS, needs_web};
 
 use super::engine::ServiceDef;
 
@@ -39,6 +42,8 @@ static ALL: &[&ServiceDef] = &[
     &scheduler::DEF,
     &todo::DEF,
     &web::DEF,
+    &web_real::DEF,
+    &web_real::INJECTION_DEF,
 ];
 
 /// The declaration of service kind `kind`.

@@ -4,6 +4,7 @@ use super::prelude::*;
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "notes",
+    prefix: None,
     port: 9105,
     fixture: Fixture::Records {
         var: "NOTES_FIXTURES",

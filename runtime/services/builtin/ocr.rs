@@ -9,6 +9,7 @@ use crate::services::load::{LoadCtx, LoadError, Loaded, Source};
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "ocr",
+    prefix: None,
     port: 9116,
     fixture: Fixture::Custom(load),
     prepare: None,

@@ -5,6 +5,7 @@ use crate::services::py;
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "rss",
+    prefix: None,
     port: 9109,
     fixture: Fixture::Records {
         var: "RSS_FIXTURES",

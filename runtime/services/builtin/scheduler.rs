@@ -7,6 +7,7 @@ const ID: Field = Field::req("job_id", Ty::Str);
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "scheduler",
+    prefix: None,
     port: 9112,
     fixture: Fixture::Records {
         var: "SCHEDULER_FIXTURES",

@@ -7,6 +7,7 @@ const ID: Field = Field::req("task_id", Ty::Str);
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "todo",
+    prefix: None,
     port: 9102,
     fixture: Fixture::Records {
         var: "TODO_FIXTURES",

@@ -9,6 +9,7 @@ use crate::services::py;
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "web",
+    prefix: None,
     port: 9113,
     fixture: Fixture::Custom(load),
     prepare: None,

@@ -1,0 +1,426 @@
+//! The cassette: recorded web answers, shareable between runs and machines.
+//!
+//! A folder holding `index.jsonl` (one entry per line: the normalised request, the response's
+//! status, final URL, content type, body hash and size — or the failure — plus the latency and
+//! when it was recorded) and `bodies/<2 hex>/<blake3 hex>` (each body once, named by its
+//! content). Entries are only ever appended; the first entry of a request wins, so two
+//! cassettes merge by appending one's index to the other's and copying its bodies. Nothing
+//! secret is stored: search requests are kept in their normalised form, without the API's URL
+//! or key.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use super::request::{Fetched, WebError, WebRequest, WebResponse};
+
+/// The index file's name.
+pub const INDEX: &str = "index.jsonl";
+/// The bodies folder's name.
+pub const BODIES: &str = "bodies";
+
+/// One recorded request and what the web did.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// The normalised request.
+    pub request: WebRequest,
+    /// The response, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<StoredResponse>,
+    /// The failure, when there was no response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// How long the live request took.
+    pub latency_ms: u64,
+    /// When it was recorded (seconds since the Unix epoch): information only, never in a
+    /// trace.
+    pub recorded_unix: u64,
+}
+
+/// A recorded response; the body lives in `bodies/`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoredResponse {
+    /// The status code.
+    pub status: u16,
+    /// The URL that answered, after redirects.
+    pub url: String,
+    /// The `Content-Type` header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// blake3 of the body, hex.
+    pub body: String,
+    /// The body's length in bytes.
+    pub size: u64,
+}
+
+/// A cassette folder, open for lookups and (when recording) appends.
+pub struct Cassette {
+    dir: PathBuf,
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    entries: BTreeMap<String, Entry>,
+    index: Option<File>,
+}
+
+impl Cassette {
+    /// Opens the cassette at `dir` for replay: its index must exist.
+    pub fn open(dir: &Path) -> Result<Self, WebError> {
+        let index = dir.join(INDEX);
+        if !index.is_file() {
+            return Err(WebError::Cassette(format!(
+                "{} is not a cassette (no {INDEX}); record one with --web record --web-cassette {}",
+                dir.display(),
+                dir.display()
+            )));
+        }
+        Ok(Cassette {
+            dir: dir.to_path_buf(),
+            inner: Mutex::new(Inner {
+                entries: read_index(&index)?,
+                index: None,
+            }),
+        })
+    }
+
+    /// Opens the cassette at `dir` for recording, creating it when absent.
+    pub fn create(dir: &Path) -> Result<Self, WebError> {
+        let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", dir.display()));
+        std::fs::create_dir_all(dir.join(BODIES)).map_err(io)?;
+        let path = dir.join(INDEX);
+        let entries = if path.is_file() {
+            read_index(&path)?
+        } else {
+            BTreeMap::new()
+        };
+        let index = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io)?;
+        Ok(Cassette {
+            dir: dir.to_path_buf(),
+            inner: Mutex::new(Inner {
+                entries,
+                index: Some(index),
+            }),
+        })
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Entries recorded.
+    pub fn len(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every recording, in request order.
+    pub fn entries(&self) -> Vec<Entry> {
+        self.lock().entries.values().cloned().collect()
+    }
+
+    /// The recording of `request`, if any.
+    pub fn get(&self, request: &WebRequest) -> Result<Option<Fetched>, WebError> {
+        let entry = self.lock().entries.get(&request.key()).cloned();
+        entry.map(|e| self.materialise(&e)).transpose()
+    }
+
+    /// Records what the web did with `request` (`latency_ms`, recorded at `recorded_unix`) and
+    /// returns what the cassette now holds for it: the first recording wins when another
+    /// worker recorded the same request meanwhile, so every trial of a run sees one answer.
+    pub fn put(
+        &self,
+        request: &WebRequest,
+        fetched: &Fetched,
+        latency_ms: u64,
+        recorded_unix: u64,
+    ) -> Result<Fetched, WebError> {
+        let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", self.dir.display()));
+        let (response, error) = match fetched {
+            Fetched::Response(r) => (Some(self.store_body(r)?), None),
+            Fetched::Failed(e) => (None, Some(e.clone())),
+        };
+        let entry = Entry {
+            request: request.clone(),
+            response,
+            error,
+            latency_ms,
+            recorded_unix,
+        };
+        let mut inner = self.lock();
+        if let Some(first) = inner.entries.get(&request.key()).cloned() {
+            drop(inner);
+            return self.materialise(&first);
+        }
+        let mut line = serde_json::to_string(&entry).expect("entries serialize");
+        line.push('\n');
+        let Some(index) = inner.index.as_mut() else {
+            return Err(WebError::Cassette(format!(
+                "{} is open for replay only",
+                self.dir.display()
+            )));
+        };
+        index.write_all(line.as_bytes()).map_err(io)?;
+        inner.entries.insert(request.key(), entry);
+        Ok(fetched.clone())
+    }
+
+    /// The cassette's content hash: blake3 over its entries in key order (requests and what
+    /// the web did, without latencies or recording times), hex. Two cassettes with the same
+    /// recordings have the same hash.
+    pub fn hash(&self) -> String {
+        let inner = self.lock();
+        let mut hasher = blake3::Hasher::new();
+        for (key, e) in &inner.entries {
+            let what = serde_json::json!({
+                "response": e.response,
+                "error": e.error,
+            });
+            hasher.update(key.as_bytes());
+            hasher.update(b"\n");
+            hasher.update(what.to_string().as_bytes());
+            hasher.update(b"\n");
+        }
+        hasher.finalize().to_hex().to_string()
+    }
+
+    /// Appends every entry of `other` this cassette lacks (bodies copied); returns how many.
+    pub fn merge_from(&self, other: &Cassette) -> Result<usize, WebError> {
+        let theirs: Vec<Entry> = other.lock().entries.values().cloned().collect();
+        let mut added = 0;
+        for e in theirs {
+            if self.lock().entries.contains_key(&e.request.key()) {
+                continue;
+            }
+            let fetched = other.materialise(&e)?;
+            self.put(&e.request, &fetched, e.latency_ms, e.recorded_unix)?;
+            added += 1;
+        }
+        Ok(added)
+    }
+
+    /// Flushes the index to disk.
+    pub fn sync(&self) -> Result<(), WebError> {
+        if let Some(f) = self.lock().index.as_ref() {
+            f.sync_data()
+                .map_err(|e| WebError::Cassette(format!("{}: {e}", self.dir.display())))?;
+        }
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn body_path(&self, hash: &str) -> PathBuf {
+        self.dir
+            .join(BODIES)
+            .join(&hash[..2.min(hash.len())])
+            .join(hash)
+    }
+
+    /// Writes `r`'s body under its hash (once; through a temporary file).
+    fn store_body(&self, r: &WebResponse) -> Result<StoredResponse, WebError> {
+        let hash = blake3::hash(&r.body).to_hex().to_string();
+        let path = self.body_path(&hash);
+        if !path.is_file() {
+            let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", path.display()));
+            let parent = path.parent().expect("bodies have a folder");
+            std::fs::create_dir_all(parent).map_err(io)?;
+            // Workers may store the same body at once: each through a file of its own.
+            static NEXT: AtomicU64 = AtomicU64::new(0);
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let tmp = parent.join(format!(".{hash}.{}.{n}", std::process::id()));
+            std::fs::write(&tmp, &r.body).map_err(io)?;
+            std::fs::rename(&tmp, &path).map_err(io)?;
+        }
+        Ok(StoredResponse {
+            status: r.status,
+            url: r.url.clone(),
+            content_type: r.content_type.clone(),
+            body: hash,
+            size: r.body.len() as u64,
+        })
+    }
+
+    /// The answer an entry records, its body read and checked against its hash.
+    fn materialise(&self, e: &Entry) -> Result<Fetched, WebError> {
+        if let Some(error) = &e.error {
+            return Ok(Fetched::Failed(error.clone()));
+        }
+        let Some(r) = &e.response else {
+            return Err(WebError::Cassette(format!(
+                "{}: the entry for {} has neither a response nor an error",
+                self.dir.join(INDEX).display(),
+                e.request.describe()
+            )));
+        };
+        let path = self.body_path(&r.body);
+        let body = std::fs::read(&path).map_err(|err| {
+            WebError::Cassette(format!(
+                "{}: the body of {} is missing ({err}); copy the whole cassette folder",
+                path.display(),
+                e.request.describe()
+            ))
+        })?;
+        if blake3::hash(&body).to_hex().as_str() != r.body {
+            return Err(WebError::Cassette(format!(
+                "{}: the body of {} does not match its hash; the cassette was modified",
+                path.display(),
+                e.request.describe()
+            )));
+        }
+        Ok(Fetched::Response(WebResponse {
+            status: r.status,
+            url: r.url.clone(),
+            content_type: r.content_type.clone(),
+            body: Arc::from(body),
+        }))
+    }
+}
+
+/// Reads an index, the first entry of each request winning; a bad line is an error naming
+/// the file and line.
+fn read_index(path: &Path) -> Result<BTreeMap<String, Entry>, WebError> {
+    let file =
+        File::open(path).map_err(|e| WebError::Cassette(format!("{}: {e}", path.display())))?;
+    let mut entries = BTreeMap::new();
+    for (n, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| WebError::Cassette(format!("{}: {e}", path.display())))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let entry: Entry = serde_json::from_str(&line).map_err(|e| {
+            WebError::Cassette(format!(
+                "{}:{}: not a cassette entry ({e}); the file is appended to only, so this line \
+                 was edited or cut: remove it and record again",
+                path.display(),
+                n + 1
+            ))
+        })?;
+        if entry.response.is_some() == entry.error.is_some() {
+            return Err(WebError::Cassette(format!(
+                "{}:{}: an entry needs exactly one of `response` and `error`",
+                path.display(),
+                n + 1
+            )));
+        }
+        entries.entry(entry.request.key()).or_insert(entry);
+    }
+    Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(body: &str) -> Fetched {
+        Fetched::Response(WebResponse {
+            status: 200,
+            url: "https://example.com/".into(),
+            content_type: Some("text/html".into()),
+            body: Arc::from(body.as_bytes()),
+        })
+    }
+
+    #[test]
+    fn recordings_replay_and_the_first_one_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let req = WebRequest::fetch("https://example.com/").unwrap();
+        let rec = Cassette::create(dir.path()).unwrap();
+        assert_eq!(rec.get(&req).unwrap(), None);
+        assert_eq!(rec.put(&req, &page("one"), 5, 0).unwrap(), page("one"));
+        assert_eq!(rec.put(&req, &page("two"), 5, 0).unwrap(), page("one"));
+        let failed = WebRequest::fetch("https://down.example/").unwrap();
+        rec.put(&failed, &Fetched::Failed("connection refused".into()), 1, 0)
+            .unwrap();
+        let hash = rec.hash();
+        drop(rec);
+
+        let replay = Cassette::open(dir.path()).unwrap();
+        assert_eq!(replay.get(&req).unwrap(), Some(page("one")));
+        assert_eq!(
+            replay.get(&failed).unwrap(),
+            Some(Fetched::Failed("connection refused".into()))
+        );
+        assert_eq!(replay.hash(), hash);
+        assert!(
+            replay
+                .put(&WebRequest::search("x", 1), &page("x"), 0, 0)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn workers_storing_the_same_body_at_once_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = Cassette::create(dir.path()).unwrap();
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let rec = &rec;
+                s.spawn(move || {
+                    for i in 0..100 {
+                        let req =
+                            WebRequest::fetch(&format!("https://example.com/{t}/{i}")).unwrap();
+                        rec.put(&req, &page(&format!("body {i}")), 0, 0).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(rec.len(), 800);
+    }
+
+    #[test]
+    fn a_tampered_body_or_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let req = WebRequest::fetch("https://example.com/").unwrap();
+        let rec = Cassette::create(dir.path()).unwrap();
+        rec.put(&req, &page("one"), 5, 0).unwrap();
+        let hash = blake3::hash(b"one").to_hex().to_string();
+        std::fs::write(rec.body_path(&hash), "evil").unwrap();
+        let err = rec.get(&req).unwrap_err().to_string();
+        assert!(err.contains("does not match its hash"), "{err}");
+
+        let mut index = std::fs::read_to_string(dir.path().join(INDEX)).unwrap();
+        index.push_str("{\"request\": 1}\n");
+        std::fs::write(dir.path().join(INDEX), index).unwrap();
+        let err = Cassette::open(dir.path()).err().unwrap().to_string();
+        assert!(err.contains("index.jsonl:2"), "{err}");
+    }
+
+    #[test]
+    fn cassettes_merge_and_hash_by_content() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let one = WebRequest::fetch("https://example.com/1").unwrap();
+        let two = WebRequest::fetch("https://example.com/2").unwrap();
+        let ca = Cassette::create(a.path()).unwrap();
+        ca.put(&one, &page("1"), 1, 0).unwrap();
+        let cb = Cassette::create(b.path()).unwrap();
+        cb.put(&two, &page("2"), 2, 0).unwrap();
+        cb.put(&one, &page("other"), 2, 0).unwrap();
+        assert_eq!(ca.merge_from(&cb).unwrap(), 1);
+        assert_eq!(ca.get(&two).unwrap(), Some(page("2")));
+        assert_eq!(ca.get(&one).unwrap(), Some(page("1")));
+        let again = tempfile::tempdir().unwrap();
+        let cc = Cassette::create(again.path()).unwrap();
+        cc.put(&two, &page("2"), 9, 0).unwrap();
+        cc.put(&one, &page("1"), 9, 0).unwrap();
+        assert_eq!(cc.hash(), ca.hash());
+    }
+}
