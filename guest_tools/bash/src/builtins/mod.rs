@@ -10,6 +10,7 @@ pub mod grep;
 pub mod jq;
 pub mod ls;
 pub mod misc;
+pub mod net;
 pub mod pathinfo;
 pub mod python;
 pub mod sed;
@@ -81,6 +82,8 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "jq" => util!(jq::jq),
         "python3" | "python" | "python3.15" => util!(python::python),
         "pip" | "pip3" => util!(python::pip),
+        "curl" => util!(net::curl::curl),
+        "wget" => util!(net::wget::wget),
         "ls" => util!(ls::ls),
         "find" => find::find,
         "xargs" => xargs::xargs,
