@@ -87,14 +87,19 @@ struct Trial {
 
 impl Trial {
     fn email_triage() -> Self {
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval");
-        let yaml =
-            std::fs::read_to_string(root.join("tasks/T002_email_triage/task.yaml")).unwrap();
+        let root =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval");
+        let yaml = std::fs::read_to_string(root.join("tasks/T002_email_triage/task.yaml")).unwrap();
         let spec = TaskServices::from_yaml(&yaml).unwrap();
         let clock = VirtualClock::default();
         let now = Timestamp::from_duration(clock.wall());
-        let set = ServiceSet::load(&root, &spec.services, &services::LoadOptions::default(), now)
-            .unwrap();
+        let set = ServiceSet::load(
+            &root,
+            &spec.services,
+            &services::LoadOptions::default(),
+            now,
+        )
+        .unwrap();
         Trial {
             services: Arc::new(Mutex::new(set)),
             clock,
@@ -122,7 +127,12 @@ impl Trial {
             .as_array()
             .unwrap()
             .iter()
-            .map(|c| (c["endpoint"].as_str().unwrap().to_string(), c["request_body"].clone()))
+            .map(|c| {
+                (
+                    c["endpoint"].as_str().unwrap().to_string(),
+                    c["request_body"].clone(),
+                )
+            })
             .collect()
     }
 }
@@ -185,7 +195,8 @@ fn wget_downloads_from_a_service() {
          && jq -r .message_id msg.json; wget -q http://gmail.local/gmail/audit; ls",
     );
     assert_eq!(call.text, "msg_001\naudit\nmsg.json\n");
-    let call = trial.bash("wget -O - http://gmail.local/gmail/nope > log.txt 2>&1; echo $?; tail -n 3 log.txt");
+    let call = trial
+        .bash("wget -O - http://gmail.local/gmail/nope > log.txt 2>&1; echo $?; tail -n 3 log.txt");
     assert_eq!(
         call.text,
         "8\nHTTP request sent, awaiting response... 404 Not Found\n2026-01-01 00:00:00 ERROR 404: Not Found.\n\n"
@@ -275,7 +286,14 @@ fn binary_bodies_arrive_byte_exact_in_files_and_pipes() {
 }
 
 /// The canned responses of the differential check: status, headers (as sent), body.
-fn canned(path: &str) -> (u16, &'static str, Vec<(&'static str, String)>, &'static [u8]) {
+fn canned(
+    path: &str,
+) -> (
+    u16,
+    &'static str,
+    Vec<(&'static str, String)>,
+    &'static [u8],
+) {
     match path {
         "/json" => (
             200,
@@ -433,15 +451,24 @@ fn output_matches_the_hosts_curl_on_a_loopback_server() {
         format!("curl -sS -i {base}/json"),
         format!("curl -sS -I {base}/json"),
         format!("curl -sS -iL {base}/redir"),
-        format!("curl -sS -L -w ' %{{http_code}} %{{num_redirects}} %{{url_effective}}\\n' {base}/redir"),
+        format!(
+            "curl -sS -L -w ' %{{http_code}} %{{num_redirects}} %{{url_effective}}\\n' {base}/redir"
+        ),
         format!("curl -sS -w '%{{http_code}} %{{redirect_url}} %{{size_download}}' {base}/redir"),
-        format!("curl -sS -w '%{{http_code}} %{{content_type}} %{{size_download}}\\n' -o /dev/null {base}/json {base}/missing"),
+        format!(
+            "curl -sS -w '%{{http_code}} %{{content_type}} %{{size_download}}\\n' -o /dev/null {base}/json {base}/missing"
+        ),
         format!("curl -sS -f {base}/missing; echo \" -> $?\""),
         format!("curl -sS --fail-with-body {base}/missing"),
         format!("curl -sS -D - -o /dev/null {base}/missing"),
         format!("curl -sS -w '%{{header_json}}' -o /dev/null {base}/json"),
         format!("curl -sSf {base}/json {base}/missing -w '[%{{http_code}}]'"),
         "curl -sS http://127.0.0.1:1/json; echo \" -> $?\"".to_string(),
+        format!("curl -sv {base}/json"),
+        format!("curl -sv -d x=1 {base}/json"),
+        format!("curl -sS -d 'a=1&b=2' -w ' %{{size_upload}} %{{method}}' {base}/json"),
+        format!("curl -sS --json '{{\"k\": 1}}' -X PUT -w ' %{{method}}' {base}/json"),
+        format!("curl -sS -L --max-redirs 0 {base}/redir; echo \" -> $?\""),
         format!("curl {base}/json"),
         format!("curl -o /dev/null {base}/json"),
         format!("curl -f {base}/missing"),

@@ -75,7 +75,11 @@ impl Url {
             userinfo,
             host,
             port,
-            path: encode(&remove_dot_segments(if path.is_empty() { "/" } else { path })),
+            path: encode(&remove_dot_segments(if path.is_empty() {
+                "/"
+            } else {
+                path
+            })),
             query: query.map(encode),
         })
     }
@@ -208,7 +212,10 @@ fn split_host_port(s: &str) -> Result<(String, Option<u16>), UrlError> {
         }
         match &s[close + 1..] {
             "" => (host, None),
-            rest => (host, Some(rest.strip_prefix(':').ok_or(UrlError::Malformed)?)),
+            rest => (
+                host,
+                Some(rest.strip_prefix(':').ok_or(UrlError::Malformed)?),
+            ),
         }
     } else {
         match s.rsplit_once(':') {
@@ -354,7 +361,10 @@ mod tests {
     fn default_ports_are_left_out_of_the_host_header() {
         assert_eq!(curl("http://a.local:80/").unwrap().authority(), "a.local");
         assert_eq!(curl("https://a.local:443/").unwrap().authority(), "a.local");
-        assert_eq!(curl("https://a.local:80/").unwrap().authority(), "a.local:80");
+        assert_eq!(
+            curl("https://a.local:80/").unwrap().authority(),
+            "a.local:80"
+        );
         assert_eq!(curl("https://a.local/").unwrap().port_or_default(), 443);
     }
 
@@ -383,10 +393,7 @@ mod tests {
         ] {
             assert_eq!(curl(bad), Err(UrlError::Malformed), "{bad:?}");
         }
-        assert_eq!(
-            curl("ftp://h/x"),
-            Err(UrlError::Unsupported("ftp".into()))
-        );
+        assert_eq!(curl("ftp://h/x"), Err(UrlError::Unsupported("ftp".into())));
     }
 
     #[test]

@@ -39,14 +39,18 @@ impl Transport for WasiHttp {
         let outgoing = OutgoingRequest::new(headers);
         outgoing
             .set_method(&method(&request.method))
-            .map_err(|()| NetError::Invalid(format!("'{}' is not an HTTP method", request.method)))?;
+            .map_err(|()| {
+                NetError::Invalid(format!("'{}' is not an HTTP method", request.method))
+            })?;
         let scheme = if request.url.scheme == "https" {
             Scheme::Https
         } else {
             Scheme::Http
         };
         let invalid_url = || NetError::Invalid(format!("'{}' is not a valid URL", request.url));
-        outgoing.set_scheme(Some(&scheme)).map_err(|()| invalid_url())?;
+        outgoing
+            .set_scheme(Some(&scheme))
+            .map_err(|()| invalid_url())?;
         outgoing
             .set_authority(Some(&request.url.authority()))
             .map_err(|()| invalid_url())?;

@@ -304,7 +304,11 @@ const OPTIONS: &[(&str, Option<char>, Arg)] = &[
     ("speed-time", Some('y'), Arg::IgnoredValue),
     ("junk-session-cookies", Some('j'), Arg::Ignored),
     ("proxytunnel", Some('p'), Arg::Ignored),
-    ("time-cond", Some('z'), Arg::Unsupported("send If-Modified-Since with -H instead")),
+    (
+        "time-cond",
+        Some('z'),
+        Arg::Unsupported("send If-Modified-Since with -H instead"),
+    ),
     ("list-only", Some('l'), Arg::Unsupported("FTP")),
     ("append", Some('a'), Arg::Unsupported("FTP")),
     ("use-ascii", Some('B'), Arg::Unsupported("FTP")),
@@ -313,12 +317,24 @@ const OPTIONS: &[(&str, Option<char>, Arg)] = &[
     ("telnet-option", Some('t'), Arg::Unsupported("telnet")),
     ("cookie-jar", Some('c'), Arg::Unsupported("cookie files")),
     ("config", Some('K'), Arg::Unsupported("config files")),
-    ("manual", Some('M'), Arg::Unsupported("the manual; see `curl --help`")),
+    (
+        "manual",
+        Some('M'),
+        Arg::Unsupported("the manual; see `curl --help`"),
+    ),
     ("trace", None, Arg::Unsupported("trace files; use -v")),
     ("trace-ascii", None, Arg::Unsupported("trace files; use -v")),
-    ("stderr", None, Arg::Unsupported("redirecting stderr; use 2>FILE")),
+    (
+        "stderr",
+        None,
+        Arg::Unsupported("redirecting stderr; use 2>FILE"),
+    ),
     ("netrc", Some('n'), Arg::Unsupported("netrc files; use -u")),
-    ("continue-at", Some('C'), Arg::Unsupported("resuming; use -r")),
+    (
+        "continue-at",
+        Some('C'),
+        Arg::Unsupported("resuming; use -r"),
+    ),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -415,7 +431,9 @@ fn needs_param(word: &str) -> ArgError {
 }
 
 fn bad_number(word: &str) -> ArgError {
-    ArgError(format!("option {word}: expected a proper numerical parameter"))
+    ArgError(format!(
+        "option {word}: expected a proper numerical parameter"
+    ))
 }
 
 /// A decimal number of seconds (`-m 1.5`).
@@ -610,7 +628,13 @@ mod tests {
             "-notanoption",
         ])
         .unwrap();
-        assert_eq!(c.data[0], Data { kind: DataKind::Binary, value: "@f".into() });
+        assert_eq!(
+            c.data[0],
+            Data {
+                kind: DataKind::Binary,
+                value: "@f".into()
+            }
+        );
         assert_eq!(c.data[1].kind, DataKind::Json);
         assert_eq!(c.max_time, Some(Duration::from_millis(1500)));
         assert!(!c.silent);
@@ -621,14 +645,23 @@ mod tests {
     #[test]
     fn errors_use_curls_wording() {
         assert_eq!(p(&["--foo"]).unwrap_err().0, "option --foo: is unknown");
-        assert_eq!(p(&["--max-time=5"]).unwrap_err().0, "option --max-time=5: is unknown");
+        assert_eq!(
+            p(&["--max-time=5"]).unwrap_err().0,
+            "option --max-time=5: is unknown"
+        );
         assert_eq!(p(&["-sS9", "u"]).unwrap_err().0, "option -sS9: is unknown");
         assert_eq!(
             p(&["--no-max-time", "3"]).unwrap_err().0,
             "option --no-max-time: used '--no-' for option that isn't a boolean"
         );
-        assert_eq!(p(&["-sSo"]).unwrap_err().0, "option -sSo: requires parameter");
-        assert_eq!(p(&["--output"]).unwrap_err().0, "option --output: requires parameter");
+        assert_eq!(
+            p(&["-sSo"]).unwrap_err().0,
+            "option -sSo: requires parameter"
+        );
+        assert_eq!(
+            p(&["--output"]).unwrap_err().0,
+            "option --output: requires parameter"
+        );
         assert_eq!(
             p(&["-m", "abc"]).unwrap_err().0,
             "option -m: expected a proper numerical parameter"
@@ -637,7 +670,12 @@ mod tests {
             p(&["--max-redirs", "x"]).unwrap_err().0,
             "option --max-redirs: expected a proper numerical parameter"
         );
-        assert!(p(&["-c", "jar"]).unwrap_err().0.contains("not supported in this sandbox"));
+        assert!(
+            p(&["-c", "jar"])
+                .unwrap_err()
+                .0
+                .contains("not supported in this sandbox")
+        );
         assert!(p(&["-b", "jar.txt"]).unwrap_err().0.contains("NAME=VALUE"));
     }
 

@@ -24,11 +24,7 @@ pub trait Source {
 /// The data options joined into one string (`-d a -d b` is `a&b`; `--json` parts are
 /// concatenated), or `None` without data options. Unreadable `@file`s count as empty, with
 /// curl's warning passed to `warn`.
-pub fn data(
-    cfg: &Config,
-    src: &mut dyn Source,
-    warn: &mut dyn FnMut(String),
-) -> Option<Vec<u8>> {
+pub fn data(cfg: &Config, src: &mut dyn Source, warn: &mut dyn FnMut(String)) -> Option<Vec<u8>> {
     if cfg.data.is_empty() {
         return None;
     }
@@ -51,7 +47,11 @@ pub fn data(
         };
         match d.kind {
             DataKind::Ascii => match d.value.strip_prefix('@') {
-                Some(name) => out.extend(file(name).into_iter().filter(|b| *b != b'\r' && *b != b'\n')),
+                Some(name) => out.extend(
+                    file(name)
+                        .into_iter()
+                        .filter(|b| *b != b'\r' && *b != b'\n'),
+                ),
                 None => out.extend_from_slice(d.value.as_bytes()),
             },
             DataKind::Binary | DataKind::Json => match d.value.strip_prefix('@') {
@@ -116,7 +116,7 @@ pub fn multipart(fields: &[(String, bool)], src: &mut dyn Source) -> Result<Payl
         let part = if let Some(path) = value.strip_prefix('@') {
             let data = src
                 .read(path)
-                .map_err(|_| format!("Failed to open/read local data from file/application"))?;
+                .map_err(|_| "Failed to open/read local data from file/application".to_string())?;
             let base = path.rsplit('/').next().unwrap_or(path).to_string();
             Part {
                 name: name.into(),
@@ -129,9 +129,9 @@ pub fn multipart(fields: &[(String, bool)], src: &mut dyn Source) -> Result<Payl
                 name: name.into(),
                 filename: param("filename"),
                 content_type: param("type"),
-                data: src
-                    .read(path)
-                    .map_err(|_| format!("Failed to open/read local data from file/application"))?,
+                data: src.read(path).map_err(|_| {
+                    "Failed to open/read local data from file/application".to_string()
+                })?,
             }
         } else {
             Part {
@@ -253,10 +253,18 @@ mod tests {
     fn urlencode_forms() {
         use DataKind::UrlEncode;
         assert_eq!(
-            joined(&[(UrlEncode, "a=b c&d"), (UrlEncode, "=c%d"), (UrlEncode, "e")]).0,
+            joined(&[
+                (UrlEncode, "a=b c&d"),
+                (UrlEncode, "=c%d"),
+                (UrlEncode, "e")
+            ])
+            .0,
             "a=b+c%26d&c%25d&e"
         );
-        assert_eq!(joined(&[(UrlEncode, "q@body.txt")]).0, "q=line1%0D%0Aline2%0A");
+        assert_eq!(
+            joined(&[(UrlEncode, "q@body.txt")]).0,
+            "q=line1%0D%0Aline2%0A"
+        );
     }
 
     #[test]

@@ -5,26 +5,27 @@
 
 pub mod args;
 pub mod body;
+mod request;
 pub mod writeout;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use base64::Engine as _;
-
 use self::args::{Action, Config, Fail, Output, Target};
 use self::body::{Payload, Source};
+use self::request::request_head;
 use self::writeout::{Sink, Stats};
 use super::meter::{self, Progress};
 use super::url::{Strictness, Url, UrlError};
-use super::{NetError, Request, Response, Stopwatch, Transport, header_block, redirected_method};
+use super::{NetError, Response, Stopwatch, Transport, header_block, redirected_method};
 use crate::io::Io;
 use crate::shell::{Shell, io_err_msg};
 
 /// The curl version this one behaves as.
 pub const VERSION: &str = "7.88.1";
 /// `%{curl_version}`.
-pub const LIBCURL_VERSION: &str = "libcurl/7.88.1 (clawrun sandbox: HTTP and HTTPS through wasi:http)";
+pub const LIBCURL_VERSION: &str =
+    "libcurl/7.88.1 (clawrun sandbox: HTTP and HTTPS through wasi:http)";
 const TRY: &str = "curl: try 'curl --help' or 'curl --manual' for more information";
 
 /// `curl ARGS...` over the sandbox's network.
@@ -134,7 +135,7 @@ impl Failure {
 }
 
 /// Where a body or header block is written.
-enum Sink2 {
+enum Dest {
     Stdout,
     Stderr,
     Null,
@@ -172,11 +173,10 @@ impl Session<'_> {
         };
         let mut last = 0;
         for (n, target) in targets.iter().enumerate() {
-            let output = target.output.clone().or_else(|| {
-                self.cfg
-                    .remote_name_all
-                    .then_some(Output::RemoteName)
-            });
+            let output = target
+                .output
+                .clone()
+                .or_else(|| self.cfg.remote_name_all.then_some(Output::RemoteName));
             let raw = target.url.clone().unwrap_or_default();
             let (code, stats) = self.transfer(n, &raw, output, payload.as_ref());
             if let Some(format) = &self.cfg.write_out {
@@ -261,11 +261,11 @@ impl Session<'_> {
     }
 
     /// Resolves an output name to where it writes.
-    fn sink(&self, name: &str) -> Sink2 {
+    fn sink(&self, name: &str) -> Dest {
         match name {
-            "-" | "/dev/stdout" => Sink2::Stdout,
-            "/dev/stderr" => Sink2::Stderr,
-            "/dev/null" => Sink2::Null,
+            "-" | "/dev/stdout" => Dest::Stdout,
+            "/dev/stderr" => Dest::Stderr,
+            "/dev/null" => Dest::Null,
             _ => {
                 let name = match &self.cfg.output_dir {
                     Some(dir) if !name.starts_with('/') => {
@@ -273,19 +273,19 @@ impl Session<'_> {
                     }
                     _ => name.to_string(),
                 };
-                Sink2::File(self.sh.resolve(&name))
+                Dest::File(self.sh.resolve(&name))
             }
         }
     }
 
     /// Writes `bytes` to `sink` (a file is created or truncated on first use, appended to
     /// after); on failure, curl's warning and the reason.
-    fn write(&mut self, sink: &Sink2, bytes: &[u8], fresh: bool) -> Result<(), String> {
+    fn write(&mut self, sink: &Dest, bytes: &[u8], fresh: bool) -> Result<(), String> {
         match sink {
-            Sink2::Stdout => self.pending.extend_from_slice(bytes),
-            Sink2::Stderr => self.io.err(bytes),
-            Sink2::Null => {}
-            Sink2::File(path) => {
+            Dest::Stdout => self.pending.extend_from_slice(bytes),
+            Dest::Stderr => self.io.err(bytes),
+            Dest::Null => {}
+            Dest::File(path) => {
                 if self.cfg.create_dirs
                     && let Some(parent) = path.parent()
                 {
@@ -353,9 +353,7 @@ impl Session<'_> {
     ) -> Result<(), Failure> {
         let cfg = self.cfg;
         let mut url = Url::parse(raw, Strictness::Curl).map_err(|e| match e {
-            UrlError::Malformed => {
-                Failure::new(3, "URL using bad/illegal format or missing URL")
-            }
+            UrlError::Malformed => Failure::new(3, "URL using bad/illegal format or missing URL"),
             UrlError::Unsupported(s) => Failure::new(
                 1,
                 format!("Protocol \"{s}\" not supported or disabled in libcurl"),
@@ -402,7 +400,12 @@ impl Session<'_> {
         let mut internal_method = if cfg.head {
             "HEAD".to_string()
         } else if body.is_some() {
-            if cfg.upload_file.is_some() { "PUT" } else { "POST" }.to_string()
+            if cfg.upload_file.is_some() {
+                "PUT"
+            } else {
+                "POST"
+            }
+            .to_string()
         } else {
             "GET".to_string()
         };
@@ -410,7 +413,7 @@ impl Session<'_> {
         stats.referer = cfg.referer.clone();
         // The output sink: decided before the transfer, opened when the body is written.
         let mut out_sink = match &output {
-            None => Sink2::Stdout,
+            None => Dest::Stdout,
             Some(Output::File(name)) => self.sink(name),
             Some(Output::RemoteName) => {
                 let name = url.last_segment().to_string();
@@ -448,7 +451,8 @@ impl Session<'_> {
             let response = match result {
                 Ok(r) => r,
                 Err(e) => {
-                    if retries_left > 0 && matches!(e, NetError::Timeout | NetError::ConnectTimeout) {
+                    if retries_left > 0 && matches!(e, NetError::Timeout | NetError::ConnectTimeout)
+                    {
                         retries_left -= 1;
                         self.retry_warning("timeout", retry_wait, retries_left);
                         self.transport.pause(retry_wait);
@@ -457,7 +461,8 @@ impl Session<'_> {
                     }
                     let failure = net_failure(&e, &url, cfg, sent.elapsed());
                     if cfg.verbose {
-                        self.io.err(format!("* {}\n* Closing connection 0\n", failure.message));
+                        self.io
+                            .err(format!("* {}\n* Closing connection 0\n", failure.message));
                     }
                     // A name that does not resolve ends the meter's line at once; a failed
                     // connection first draws a second line.
@@ -508,12 +513,14 @@ impl Session<'_> {
                 }
                 return Err(Failure::new(
                     47,
-                    format!("Maximum ({}) redirects followed", cfg.max_redirs.unwrap_or(0)),
+                    format!(
+                        "Maximum ({}) redirects followed",
+                        cfg.max_redirs.unwrap_or(0)
+                    ),
                 ));
             }
-            let next = next.map_err(|_| {
-                Failure::new(3, "URL using bad/illegal format or missing URL")
-            })?;
+            let next =
+                next.map_err(|_| Failure::new(3, "URL using bad/illegal format or missing URL"))?;
             if cfg.verbose {
                 self.io
                     .err(format!("* Issue another request to this URL: '{next}'\n"));
@@ -570,10 +577,7 @@ impl Session<'_> {
             if show_meter {
                 self.io.err("\n");
             }
-            return Err(Failure::new(
-                63,
-                "Maximum file size exceeded",
-            ));
+            return Err(Failure::new(63, "Maximum file size exceeded"));
         }
         let written = self.write_body(&out_sink, &response, !headers_out_fresh, stats);
         if show_meter {
@@ -595,15 +599,15 @@ impl Session<'_> {
     /// Writes the body (after any header block already written to the same sink).
     fn write_body(
         &mut self,
-        sink: &Sink2,
+        sink: &Dest,
         response: &Response,
         appending: bool,
         stats: &mut Stats,
     ) -> Result<(), Failure> {
-        if let Sink2::File(path) = sink {
+        if let Dest::File(path) = sink {
             stats.filename_effective = Some(display_path(path));
         }
-        if self.cfg.verbose && self.meter() && !response.body.is_empty() {
+        if self.cfg.verbose && !response.body.is_empty() {
             self.io
                 .err(format!("{{ [{} bytes data]\n", response.body.len()));
         }
@@ -624,152 +628,6 @@ impl Session<'_> {
             wait.as_secs()
         ));
     }
-
-    /// The request for `url`: curl's headers, then `-H` ones (which replace or remove them).
-    fn request(&mut self, method: &str, url: &Url, body: Option<&Payload>) -> Request {
-        let cfg = self.cfg;
-        let mut custom: Vec<(String, Option<String>)> = Vec::new();
-        if cfg.data.iter().any(|d| d.kind == args::DataKind::Json) {
-            custom.push(("Content-Type".into(), Some("application/json".into())));
-            custom.push(("Accept".into(), Some("application/json".into())));
-        }
-        for h in &cfg.headers {
-            match h.strip_prefix('@') {
-                Some(file) => match crate::builtins::read_input(self.sh, self.io, file) {
-                    Ok(b) => {
-                        for line in String::from_utf8_lossy(&b).lines() {
-                            push_custom(&mut custom, line);
-                        }
-                    }
-                    Err(_) => self.warn(&format!("Warning: Failed to open {file}!")),
-                },
-                None => push_custom(&mut custom, h),
-            }
-        }
-        let is_custom = |name: &str| custom.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
-        let mut headers: Vec<(String, String)> = Vec::new();
-        let mut internal = |name: &str, value: String| {
-            if !is_custom(name) {
-                headers.push((name.to_string(), value));
-            }
-        };
-        let user = cfg.user.clone().or_else(|| {
-            url.userinfo
-                .as_ref()
-                .map(|u| String::from_utf8_lossy(&super::url::decode(u)).into_owned())
-        });
-        if let Some(user) = user {
-            let user = if user.contains(':') { user } else { format!("{user}:") };
-            internal(
-                "Authorization",
-                format!(
-                    "Basic {}",
-                    base64::engine::general_purpose::STANDARD.encode(user.as_bytes())
-                ),
-            );
-        } else if let Some(token) = &cfg.bearer {
-            internal("Authorization", format!("Bearer {token}"));
-        }
-        if let Some(range) = &cfg.range {
-            internal("Range", format!("bytes={range}"));
-        }
-        match cfg.user_agent.as_deref() {
-            Some("") => {}
-            Some(ua) => internal("User-Agent", ua.to_string()),
-            None => internal("User-Agent", format!("curl/{VERSION}")),
-        }
-        if let Some(r) = &cfg.referer {
-            internal("Referer", r.clone());
-        }
-        if !cfg.cookies.is_empty() {
-            internal("Cookie", cfg.cookies.join("; "));
-        }
-        internal("Accept", "*/*".into());
-        for (k, v) in &custom {
-            if let Some(v) = v {
-                headers.push((k.clone(), v.clone()));
-            }
-        }
-        let body_bytes = body.map(|b| b.bytes.clone()).unwrap_or_default();
-        if let Some(b) = body {
-            if !is_custom("Content-Length") {
-                headers.push(("Content-Length".into(), b.bytes.len().to_string()));
-            }
-            if let Some(t) = &b.content_type
-                && !is_custom("Content-Type")
-            {
-                headers.push(("Content-Type".into(), t.clone()));
-            }
-        }
-        Request {
-            method: method.to_string(),
-            url: url.clone(),
-            headers,
-            body: body_bytes,
-            connect_timeout: cfg.connect_timeout,
-            timeout: cfg.max_time,
-        }
-    }
-
-    fn verbose_request(&self, request: &Request) {
-        let host = request.url.bare_host();
-        let port = request.url.port_or_default();
-        let mut text = format!(
-            "*   Trying {host}:{port}...\n* Connected to {host} ({host}) port {port} (#0)\n"
-        );
-        for line in request_head(request).split_inclusive("\r\n") {
-            text.push_str("> ");
-            text.push_str(line);
-        }
-        if !request.body.is_empty() && self.meter() {
-            text.push_str(&format!("}} [{} bytes data]\n", request.body.len()));
-        }
-        self.io.err(text);
-    }
-
-    fn verbose_response(&self, block: &str) {
-        let mut text = String::new();
-        for line in block.split_inclusive("\r\n") {
-            text.push_str("< ");
-            text.push_str(line);
-        }
-        self.io.err(text);
-    }
-}
-
-/// Adds one `-H` line: `Name: value`, `Name:` (remove the header), `Name;` (send it empty).
-fn push_custom(custom: &mut Vec<(String, Option<String>)>, line: &str) {
-    let colon = line.find(':');
-    let semi = line.find(';');
-    match (colon, semi) {
-        (Some(c), _) => {
-            let name = line[..c].trim();
-            let value = line[c + 1..].trim();
-            custom.push((
-                name.to_string(),
-                (!value.is_empty()).then(|| value.to_string()),
-            ));
-        }
-        (None, Some(s)) if line[s + 1..].trim().is_empty() => {
-            custom.push((line[..s].trim().to_string(), Some(String::new())));
-        }
-        _ => {}
-    }
-}
-
-/// The request line and headers as curl sends them (what `-v` shows).
-fn request_head(request: &Request) -> String {
-    let mut text = format!(
-        "{} {} HTTP/1.1\r\nHost: {}\r\n",
-        request.method,
-        request.url.path_and_query(),
-        request.url.authority()
-    );
-    for (k, v) in &request.headers {
-        text.push_str(&format!("{k}: {v}\r\n"));
-    }
-    text.push_str("\r\n");
-    text
 }
 
 /// curl's exit code and message for a transport failure.
@@ -779,7 +637,9 @@ fn net_failure(e: &NetError, url: &Url, cfg: &Config, waited: Duration) -> Failu
     let refused = || {
         Failure::new(
             7,
-            format!("Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server"),
+            format!(
+                "Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server"
+            ),
         )
     };
     match e {
@@ -789,10 +649,16 @@ fn net_failure(e: &NetError, url: &Url, cfg: &Config, waited: Duration) -> Failu
         NetError::Resolve => Failure::new(6, format!("Could not resolve host: {host}")),
         NetError::Connect => refused(),
         NetError::ConnectTimeout => {
-            let ms = cfg.connect_timeout.or(cfg.max_time).unwrap_or(waited).as_millis();
+            let ms = cfg
+                .connect_timeout
+                .or(cfg.max_time)
+                .unwrap_or(waited)
+                .as_millis();
             Failure::new(
                 28,
-                format!("Failed to connect to {host} port {port} after {ms} ms: Timeout was reached"),
+                format!(
+                    "Failed to connect to {host} port {port} after {ms} ms: Timeout was reached"
+                ),
             )
         }
         NetError::Timeout => {
@@ -805,7 +671,10 @@ fn net_failure(e: &NetError, url: &Url, cfg: &Config, waited: Duration) -> Failu
         NetError::Reset => Failure::new(56, "Recv failure: Connection reset by peer"),
         NetError::Tls => Failure::new(35, format!("TLS connect error to {host}:{port}")),
         NetError::Invalid(m) => Failure::new(43, m.clone()),
-        NetError::Other(m) => Failure::new(56, format!("Failure when receiving data from the peer: {m}")),
+        NetError::Other(m) => Failure::new(
+            56,
+            format!("Failure when receiving data from the peer: {m}"),
+        ),
     }
 }
 

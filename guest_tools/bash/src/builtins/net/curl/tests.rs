@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::*;
+use crate::builtins::net::Request;
 use crate::io::{Input, Stream};
 
 /// Answers like a small service at `svc.local` (and `localhost:9100`); every other host is
@@ -211,7 +212,10 @@ fn post_data_forms_and_json() {
     let req = &r.seen[0];
     assert_eq!(req.method, "POST");
     assert_eq!(req.body, b"a=1&b=2");
-    assert_eq!(header(req, "content-type").unwrap(), "application/x-www-form-urlencoded");
+    assert_eq!(
+        header(req, "content-type").unwrap(),
+        "application/x-www-form-urlencoded"
+    );
     assert_eq!(header(req, "content-length").unwrap(), "7");
 
     let r = curl(&["-s", "--json", r#"{"to":"a@b.c"}"#, "http://svc.local/echo"]);
@@ -229,7 +233,20 @@ fn post_data_forms_and_json() {
 
     let r = curl_in(
         tempfile::tempdir().unwrap(),
-        &["-s", "-X", "PATCH", "-H", "Content-Type: text/plain", "-H", "Accept:", "-H", "X-Empty;", "--data-binary", "@-", "http://svc.local/echo"],
+        &[
+            "-s",
+            "-X",
+            "PATCH",
+            "-H",
+            "Content-Type: text/plain",
+            "-H",
+            "Accept:",
+            "-H",
+            "X-Empty;",
+            "--data-binary",
+            "@-",
+            "http://svc.local/echo",
+        ],
         b"line\n",
     );
     let req = &r.seen[0];
@@ -242,7 +259,15 @@ fn post_data_forms_and_json() {
 
 #[test]
 fn get_moves_data_into_the_query_and_head_sends_head() {
-    let r = curl(&["-s", "-G", "-d", "q=1", "--data-urlencode", "s=a b", "http://svc.local/echo?x=0"]);
+    let r = curl(&[
+        "-s",
+        "-G",
+        "-d",
+        "q=1",
+        "--data-urlencode",
+        "s=a b",
+        "http://svc.local/echo?x=0",
+    ]);
     assert_eq!(r.seen[0].method, "GET");
     assert_eq!(r.seen[0].url.path_and_query(), "/echo?x=0&q=1&s=a+b");
     assert!(r.seen[0].body.is_empty());
@@ -271,7 +296,13 @@ fn output_files_are_binary_exact() {
     let r = curl(&["-sOJ", "http://svc.local/download"]);
     assert_eq!(r.file("paper.pdf"), b"paper");
 
-    let r = curl(&["-s", "--create-dirs", "-o", "a/b/c.json", "http://svc.local/json"]);
+    let r = curl(&[
+        "-s",
+        "--create-dirs",
+        "-o",
+        "a/b/c.json",
+        "http://svc.local/json",
+    ]);
     assert_eq!(r.file("a/b/c.json"), br#"{"ok":true}"#);
 }
 
@@ -279,9 +310,22 @@ fn output_files_are_binary_exact() {
 fn output_failures_exit_23() {
     let r = curl(&["-sS", "-o", "no/such/dir/x", "http://svc.local/json"]);
     assert_eq!(r.code, 23);
-    assert_eq!(r.stderr, "curl: (23) Failure writing output to destination\n");
-    let r = curl(&["-S", "--no-progress-meter", "-o", "no/such/dir/x", "http://svc.local/json"]);
-    assert!(r.stderr.starts_with("Warning: Failed to open the file "), "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        "curl: (23) Failure writing output to destination\n"
+    );
+    let r = curl(&[
+        "-S",
+        "--no-progress-meter",
+        "-o",
+        "no/such/dir/x",
+        "http://svc.local/json",
+    ]);
+    assert!(
+        r.stderr.starts_with("Warning: Failed to open the file "),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.ends_with("/no/such/dir/x: No such file or directory\ncurl: (23) Failure writing output to destination\n"), "{}", r.stderr);
 
     let r = curl(&["-O", "--no-progress-meter", "http://svc.local/"]);
@@ -294,13 +338,23 @@ fn output_failures_exit_23() {
 
 #[test]
 fn write_out_and_fail() {
-    let r = curl(&["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://svc.local/missing"]);
+    let r = curl(&[
+        "-s",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        "http://svc.local/missing",
+    ]);
     assert_eq!((r.out().as_str(), r.code), ("404", 0));
 
     let r = curl(&["-sS", "-f", "http://svc.local/missing"]);
     assert_eq!(r.code, 22);
     assert_eq!(r.out(), "");
-    assert_eq!(r.stderr, "curl: (22) The requested URL returned error: 404\n");
+    assert_eq!(
+        r.stderr,
+        "curl: (22) The requested URL returned error: 404\n"
+    );
 
     let r = curl(&["-sf", "http://svc.local/missing"]);
     assert_eq!((r.code, r.stderr.as_str()), (22, ""));
@@ -322,7 +376,10 @@ fn write_out_and_fail() {
 fn unknown_hosts_are_curls_exit_6_and_addresses_exit_7() {
     let r = curl(&["-sS", "http://nowhere.example/x"]);
     assert_eq!(r.code, 6);
-    assert_eq!(r.stderr, "curl: (6) Could not resolve host: nowhere.example\n");
+    assert_eq!(
+        r.stderr,
+        "curl: (6) Could not resolve host: nowhere.example\n"
+    );
     let (text, _) = curl_terminal(&["https://nowhere.example/"]);
     assert_eq!(
         text,
@@ -331,7 +388,9 @@ fn unknown_hosts_are_curls_exit_6_and_addresses_exit_7() {
     let (text, _) = curl_terminal(&["http://127.0.0.1:1/"]);
     assert_eq!(
         text,
-        format!("{METER_HEAD}{METER_ZERO}{METER_ZERO}\ncurl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server\n")
+        format!(
+            "{METER_HEAD}{METER_ZERO}{METER_ZERO}\ncurl: (7) Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server\n"
+        )
     );
     let r = curl(&["-sS", "http://localhost:1/", "-w", "%{http_code}"]);
     assert_eq!(r.code, 7);
@@ -358,11 +417,23 @@ fn transport_failures_map_to_curl_codes() {
 
 #[test]
 fn redirects_are_followed_with_location_only() {
-    let r = curl(&["-s", "-w", "|%{http_code} %{redirect_url}", "http://svc.local/redir"]);
+    let r = curl(&[
+        "-s",
+        "-w",
+        "|%{http_code} %{redirect_url}",
+        "http://svc.local/redir",
+    ]);
     assert_eq!(r.out(), "|302 http://svc.local/echo");
     assert_eq!(r.seen.len(), 1);
 
-    let r = curl(&["-sL", "-d", "x=1", "-w", "|%{num_redirects} %{url_effective}", "http://svc.local/redir"]);
+    let r = curl(&[
+        "-sL",
+        "-d",
+        "x=1",
+        "-w",
+        "|%{num_redirects} %{url_effective}",
+        "http://svc.local/redir",
+    ]);
     assert_eq!(
         r.out(),
         r#"{"method":"GET","query":"","body":""}|1 http://svc.local/echo"#
@@ -377,7 +448,9 @@ fn redirects_are_followed_with_location_only() {
 
     let r = curl(&["-sSiL", "http://svc.local/redir"]);
     assert!(
-        r.out().starts_with("HTTP/1.1 302 Found\r\nLocation: /echo\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\n"),
+        r.out().starts_with(
+            "HTTP/1.1 302 Found\r\nLocation: /echo\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\n"
+        ),
         "{}",
         r.out()
     );
@@ -385,16 +458,34 @@ fn redirects_are_followed_with_location_only() {
 
 #[test]
 fn several_urls_exit_with_the_last_result_and_flush_per_transfer() {
-    let r = curl(&["-sS", "http://svc.local/json", "http://nowhere.example/", "-o", "/dev/null"]);
+    let r = curl(&[
+        "-sS",
+        "http://svc.local/json",
+        "http://nowhere.example/",
+        "-o",
+        "/dev/null",
+    ]);
     assert_eq!(r.code, 6);
     let r = curl(&["-sS", "http://nowhere.example/", "http://svc.local/json"]);
     assert_eq!((r.code, r.out().as_str()), (0, r#"{"ok":true}"#));
-    let (text, _) = curl_terminal(&["-sSf", "http://svc.local/json", "http://svc.local/missing", "-w", "[%{http_code}]"]);
+    let (text, _) = curl_terminal(&[
+        "-sSf",
+        "http://svc.local/json",
+        "http://svc.local/missing",
+        "-w",
+        "[%{http_code}]",
+    ]);
     assert_eq!(
         text,
         "{\"ok\":true}curl: (22) The requested URL returned error: 404\n[200][404]"
     );
-    let r = curl(&["-sS", "--fail-early", "-f", "http://svc.local/missing", "http://svc.local/json"]);
+    let r = curl(&[
+        "-sS",
+        "--fail-early",
+        "-f",
+        "http://svc.local/missing",
+        "http://svc.local/json",
+    ]);
     assert_eq!((r.code, r.seen.len()), (22, 1));
 }
 
@@ -402,7 +493,10 @@ fn several_urls_exit_with_the_last_result_and_flush_per_transfer() {
 fn command_line_and_url_errors() {
     let r = curl(&[]);
     assert_eq!(r.code, 2);
-    assert_eq!(r.stderr, "curl: try 'curl --help' or 'curl --manual' for more information\n");
+    assert_eq!(
+        r.stderr,
+        "curl: try 'curl --help' or 'curl --manual' for more information\n"
+    );
     let r = curl(&["-s"]);
     assert_eq!(
         r.stderr,
@@ -422,11 +516,18 @@ fn command_line_and_url_errors() {
     let r = curl(&["-sS", "ftp://svc.local/x"]);
     assert_eq!(
         (r.code, r.stderr.as_str()),
-        (1, "curl: (1) Protocol \"ftp\" not supported or disabled in libcurl\n")
+        (
+            1,
+            "curl: (1) Protocol \"ftp\" not supported or disabled in libcurl\n"
+        )
     );
     let r = curl(&["-sI", "-d", "a", "http://svc.local/"]);
     assert_eq!((r.code, r.seen.len()), (2, 0));
-    assert!(curl(&["--help"]).out().starts_with("Usage: curl [options...] <url>\n"));
+    assert!(
+        curl(&["--help"])
+            .out()
+            .starts_with("Usage: curl [options...] <url>\n")
+    );
     assert!(curl(&["-V"]).out().starts_with("curl 7.88.1 "));
 }
 
@@ -467,12 +568,32 @@ fn uploads_and_multipart() {
 
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "hello").unwrap();
-    let r = curl_in(dir, &["-s", "-F", "f=@notes.txt", "-F", "k=v", "http://svc.local/echo"], b"");
+    let r = curl_in(
+        dir,
+        &[
+            "-s",
+            "-F",
+            "f=@notes.txt",
+            "-F",
+            "k=v",
+            "http://svc.local/echo",
+        ],
+        b"",
+    );
     let req = &r.seen[0];
     assert_eq!(req.method, "POST");
-    assert!(header(req, "content-type").unwrap().starts_with("multipart/form-data; boundary="));
+    assert!(
+        header(req, "content-type")
+            .unwrap()
+            .starts_with("multipart/form-data; boundary=")
+    );
     let body = String::from_utf8_lossy(&req.body).into_owned();
-    assert!(body.contains("name=\"f\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n"), "{body}");
+    assert!(
+        body.contains(
+            "name=\"f\"; filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n"
+        ),
+        "{body}"
+    );
 
     let r = curl(&["-sS", "-T", "missing.txt", "http://svc.local/up/"]);
     assert_eq!(r.code, 26);
@@ -480,7 +601,13 @@ fn uploads_and_multipart() {
 
 #[test]
 fn retries_transient_http_errors() {
-    let r = curl(&["-S", "--no-progress-meter", "--retry", "3", "http://svc.local/flaky"]);
+    let r = curl(&[
+        "-S",
+        "--no-progress-meter",
+        "--retry",
+        "3",
+        "http://svc.local/flaky",
+    ]);
     assert_eq!((r.code, r.out().as_str()), (0, "fine"));
     assert_eq!(r.seen.len(), 3);
     assert_eq!(
@@ -498,6 +625,7 @@ fn verbose_shows_the_exchange() {
         "*   Trying svc.local:80...\n* Connected to svc.local (svc.local) port 80 (#0)\n\
          > GET /json HTTP/1.1\r\n> Host: svc.local\r\n> User-Agent: curl/7.88.1\r\n> Accept: */*\r\n> \r\n\
          < HTTP/1.1 200 OK\r\n< Content-Type: application/json\r\n< Content-Length: 11\r\n< \r\n\
+         { [11 bytes data]\n\
          * Connection #0 to host svc.local left intact\n"
     );
 }

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::log::{decimal, eta, human_size, retr_rate};
 use super::*;
 use crate::io::{Input, Stream};
 
@@ -28,8 +29,12 @@ impl Transport for Fake {
             "/big.bin" => ok("application/octet-stream", vec![7u8; 123_456]),
             "/echo" => ok(
                 "text/plain",
-                format!("{} {}", request.method, String::from_utf8_lossy(&request.body))
-                    .into_bytes(),
+                format!(
+                    "{} {}",
+                    request.method,
+                    String::from_utf8_lossy(&request.body)
+                )
+                .into_bytes(),
             ),
             "/redir" => Response {
                 status: 302,
@@ -91,7 +96,10 @@ fn log(r: &Run) -> String {
 fn downloads_to_the_urls_name_and_logs_like_wget() {
     let r = wget(&["http://svc.local/json"]);
     assert_eq!(r.code, 0);
-    assert_eq!(std::fs::read(r.dir.path().join("json")).unwrap(), br#"{"ok":true}"#);
+    assert_eq!(
+        std::fs::read(r.dir.path().join("json")).unwrap(),
+        br#"{"ok":true}"#
+    );
     assert_eq!(
         log(&r),
         "--<T>--  http://svc.local/json\n\
@@ -110,7 +118,15 @@ fn downloads_to_the_urls_name_and_logs_like_wget() {
 #[test]
 fn names_index_html_then_numbered_copies() {
     let dir = tempfile::tempdir().unwrap();
-    let r = wget_in(dir, &["-q", "http://svc.local/", "http://svc.local/", "http://svc.local/json?x=1"]);
+    let r = wget_in(
+        dir,
+        &[
+            "-q",
+            "http://svc.local/",
+            "http://svc.local/",
+            "http://svc.local/json?x=1",
+        ],
+    );
     assert_eq!((r.code, r.err.as_str()), (0, ""));
     for name in ["index.html", "index.html.1", "json?x=1"] {
         assert!(r.dir.path().join(name).exists(), "{name}");
@@ -123,7 +139,13 @@ fn names_index_html_then_numbered_copies() {
 fn output_document_and_stdout() {
     let r = wget(&["-qO-", "http://svc.local/json"]);
     assert_eq!((r.out.as_slice(), r.code), (&br#"{"ok":true}"#[..], 0));
-    let r = wget(&["-q", "-O", "all.txt", "http://svc.local/json", "http://svc.local/json"]);
+    let r = wget(&[
+        "-q",
+        "-O",
+        "all.txt",
+        "http://svc.local/json",
+        "http://svc.local/json",
+    ]);
     assert_eq!(
         std::fs::read(r.dir.path().join("all.txt")).unwrap(),
         br#"{"ok":true}{"ok":true}"#
@@ -135,7 +157,13 @@ fn output_document_and_stdout() {
 
 #[test]
 fn post_data_and_headers() {
-    let r = wget(&["-qO-", "--post-data=a=1", "--header", "X-A: b", "http://svc.local/echo"]);
+    let r = wget(&[
+        "-qO-",
+        "--post-data=a=1",
+        "--header",
+        "X-A: b",
+        "http://svc.local/echo",
+    ]);
     assert_eq!(r.out, b"POST a=1");
     let req = &r.seen[0];
     assert!(req.headers.contains(&("X-A".into(), "b".into())));
@@ -149,7 +177,13 @@ fn post_data_and_headers() {
 fn errors_and_exit_codes() {
     let r = wget(&["http://svc.local/missing"]);
     assert_eq!(r.code, 8);
-    assert!(log(&r).ends_with("HTTP request sent, awaiting response... 404 Not Found\n<T> ERROR 404: Not Found.\n\n"), "{}", r.err);
+    assert!(
+        log(&r).ends_with(
+            "HTTP request sent, awaiting response... 404 Not Found\n<T> ERROR 404: Not Found.\n\n"
+        ),
+        "{}",
+        r.err
+    );
     assert!(!r.dir.path().join("missing").exists());
 
     let r = wget(&["http://nowhere.example/"]);
@@ -161,23 +195,37 @@ fn errors_and_exit_codes() {
     let r = wget(&["-q", "http://localhost:1/"]);
     assert_eq!((r.code, r.err.as_str()), (4, ""));
     let r = wget(&["-nv", "http://localhost:1/"]);
-    assert_eq!(r.err, "http://localhost:1/:\nConnecting to localhost:1... failed: Connection refused.\n");
+    assert_eq!(
+        r.err,
+        "http://localhost:1/:\nConnecting to localhost:1... failed: Connection refused.\n"
+    );
 
     let r = wget(&[]);
     assert_eq!(r.code, 1);
-    assert_eq!(r.err, "wget: missing URL\nUsage: wget [OPTION]... [URL]...\n\nTry `wget --help' for more options.\n");
+    assert_eq!(
+        r.err,
+        "wget: missing URL\nUsage: wget [OPTION]... [URL]...\n\nTry `wget --help' for more options.\n"
+    );
     let r = wget(&["-z", "u"]);
     assert_eq!(r.code, 2);
     assert!(r.err.starts_with("wget: invalid option -- 'z'\n"));
     let r = wget(&["--frob", "u"]);
     assert!(r.err.starts_with("wget: unrecognized option '--frob'\n"));
     let r = wget(&["-O"]);
-    assert!(r.err.starts_with("wget: option requires an argument -- 'O'\n"));
+    assert!(
+        r.err
+            .starts_with("wget: option requires an argument -- 'O'\n")
+    );
     let r = wget(&["-r", "u"]);
     assert_eq!(r.code, 2);
     assert!(r.err.contains("not supported in this sandbox"));
     // The worst code other than 1 wins; network failures (4) beat server errors (8).
-    let r = wget(&["-q", "http://svc.local/missing", "http://nowhere.example/", "http://svc.local/json"]);
+    let r = wget(&[
+        "-q",
+        "http://svc.local/missing",
+        "http://nowhere.example/",
+        "http://svc.local/json",
+    ]);
     assert_eq!(r.code, 4);
 }
 
@@ -188,7 +236,10 @@ fn follows_redirects_saving_under_the_first_name() {
     assert!(log(&r).contains(
         "HTTP request sent, awaiting response... 302 Found\nLocation: /json [following]\n--<T>--  http://svc.local/json\nReusing existing connection to svc.local:80.\nHTTP request sent, awaiting response... 200 OK\n"
     ), "{}", r.err);
-    assert_eq!(std::fs::read(r.dir.path().join("redir")).unwrap(), br#"{"ok":true}"#);
+    assert_eq!(
+        std::fs::read(r.dir.path().join("redir")).unwrap(),
+        br#"{"ok":true}"#
+    );
     let r = wget(&["-nv", "--max-redirect=0", "http://svc.local/redir"]);
     assert_eq!(r.code, 8);
 }
@@ -197,12 +248,18 @@ fn follows_redirects_saving_under_the_first_name() {
 fn dot_progress_for_larger_files() {
     let r = wget(&["-O", "/dev/null", "http://svc.local/big.bin"]);
     let text = log(&r);
-    assert!(text.contains("Length: 123456 (121K) [application/octet-stream]\n"), "{text}");
-    assert!(text.contains(
-        "\n     0K .......... .......... .......... .......... .......... 41% 48.8M 0s\
+    assert!(
+        text.contains("Length: 123456 (121K) [application/octet-stream]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\n     0K .......... .......... .......... .......... .......... 41% 48.8M 0s\
          \n    50K .......... .......... .......... .......... .......... 82% 48.8M 0s\
          \n   100K .......... ..........                                 100% 20.1M=0s\n"
-    ), "{text}");
+        ),
+        "{text}"
+    );
 }
 
 #[test]

@@ -4,324 +4,22 @@
 //! unless `-q`. Exit codes: 1 generic, 2 bad option, 3 file I/O, 4 network failure, 8 server
 //! error response; with several failures the lowest code other than 1 wins.
 
+mod args;
+mod log;
+
 use std::path::PathBuf;
-use std::time::Duration;
 
 use base64::Engine as _;
 
+use self::args::{ArgError, Config, USAGE, Verbosity, parse};
+use self::log::{dots, human_size, human_time, now, retr_rate};
 use super::url::{Strictness, Url, UrlError, decode};
-use super::{
-    NetError, Request, Response, Transport, reason_phrase, redirected_method, title_case,
-};
+use super::{NetError, Request, Response, Transport, reason_phrase, redirected_method, title_case};
 use crate::io::Io;
 use crate::shell::{Shell, io_err_msg};
-use crate::timefmt;
 
 /// The Wget version this one behaves as.
 pub const VERSION: &str = "1.21.3";
-const USAGE: &str = "Usage: wget [OPTION]... [URL]...\n\nTry `wget --help' for more options.";
-/// Redirects followed by default (`--max-redirect`).
-const MAX_REDIRECT: u32 = 20;
-
-/// How much wget logs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Verbosity {
-    Quiet,
-    NoVerbose,
-    Verbose,
-}
-
-/// What the command line asked for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Config {
-    urls: Vec<String>,
-    output_document: Option<String>,
-    directory_prefix: Option<String>,
-    verbosity: Verbosity,
-    server_response: bool,
-    headers: Vec<String>,
-    method: Option<String>,
-    body_data: Option<Vec<u8>>,
-    body_file: Option<String>,
-    user_agent: Option<String>,
-    user: Option<String>,
-    password: Option<String>,
-    timeout: Option<Duration>,
-    connect_timeout: Option<Duration>,
-    max_redirect: u32,
-    no_clobber: bool,
-    content_on_error: bool,
-    content_disposition: bool,
-    input_file: Option<String>,
-    spider: bool,
-    help: bool,
-    version: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            urls: Vec::new(),
-            output_document: None,
-            directory_prefix: None,
-            verbosity: Verbosity::Verbose,
-            server_response: false,
-            headers: Vec::new(),
-            method: None,
-            body_data: None,
-            body_file: None,
-            user_agent: None,
-            user: None,
-            password: None,
-            timeout: None,
-            connect_timeout: None,
-            max_redirect: MAX_REDIRECT,
-            no_clobber: false,
-            content_on_error: false,
-            content_disposition: false,
-            input_file: None,
-            spider: false,
-            help: false,
-            version: false,
-        }
-    }
-}
-
-/// Long options: (name, short letter, takes a value). Ignored ones are accepted and change
-/// nothing here (TLS, retries, caching, the progress style).
-const OPTIONS: &[(&str, Option<char>, bool)] = &[
-    ("output-document", Some('O'), true),
-    ("directory-prefix", Some('P'), true),
-    ("quiet", Some('q'), false),
-    ("no-verbose", None, false),
-    ("verbose", Some('v'), false),
-    ("server-response", Some('S'), false),
-    ("header", None, true),
-    ("method", None, true),
-    ("post-data", None, true),
-    ("post-file", None, true),
-    ("body-data", None, true),
-    ("body-file", None, true),
-    ("user-agent", Some('U'), true),
-    ("user", None, true),
-    ("password", None, true),
-    ("http-user", None, true),
-    ("http-password", None, true),
-    ("timeout", Some('T'), true),
-    ("connect-timeout", None, true),
-    ("read-timeout", None, true),
-    ("max-redirect", None, true),
-    ("no-clobber", None, false),
-    ("content-on-error", None, false),
-    ("content-disposition", None, false),
-    ("input-file", Some('i'), true),
-    ("spider", None, false),
-    ("help", Some('h'), false),
-    ("version", Some('V'), false),
-    ("tries", Some('t'), true),
-    ("no-check-certificate", None, false),
-    ("continue", Some('c'), false),
-    ("timestamping", Some('N'), false),
-    ("no-directories", None, false),
-    ("no-parent", None, false),
-    ("no-cache", None, false),
-    ("no-cookies", None, false),
-    ("progress", None, true),
-    ("show-progress", None, false),
-    ("no-hsts", None, false),
-    ("inet4-only", Some('4'), false),
-    ("inet6-only", Some('6'), false),
-    ("retry-connrefused", None, false),
-    ("waitretry", None, true),
-    ("wait", Some('w'), true),
-    ("restrict-file-names", None, true),
-    ("compression", None, true),
-    ("execute", Some('e'), true),
-    ("debug", Some('d'), false),
-];
-
-/// Options that cannot work here, with what to do instead.
-const UNSUPPORTED: &[(&str, Option<char>, &str)] = &[
-    ("recursive", Some('r'), "fetch each URL by name instead"),
-    ("mirror", Some('m'), "fetch each URL by name instead"),
-    ("page-requisites", Some('p'), "fetch each URL by name instead"),
-    ("output-file", Some('o'), "redirect stderr with 2>FILE"),
-    ("append-output", Some('a'), "redirect stderr with 2>>FILE"),
-    ("background", Some('b'), "commands run in the foreground here"),
-];
-
-/// `-nv`, `-nc`, `-nd`, `-np` are wget's two-letter short options.
-const TWO_LETTER: &[(&str, &str)] = &[
-    ("-nv", "no-verbose"),
-    ("-nc", "no-clobber"),
-    ("-nd", "no-directories"),
-    ("-np", "no-parent"),
-    ("-nH", "no-directories"),
-];
-
-/// A refused command line: the message and wget's exit code.
-struct ArgError(String, i32);
-
-fn parse(args: &[String]) -> Result<Config, ArgError> {
-    let mut cfg = Config::default();
-    let mut i = 0;
-    while i < args.len() {
-        let word = &args[i];
-        i += 1;
-        if word == "--" {
-            cfg.urls.extend(args[i..].iter().cloned());
-            break;
-        }
-        if let Some((_, long)) = TWO_LETTER.iter().find(|(s, _)| s == word) {
-            apply(&mut cfg, long, None)?;
-            continue;
-        }
-        if let Some(body) = word.strip_prefix("--") {
-            let (name, inline) = match body.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (body, None),
-            };
-            if let Some((n, _, what)) = UNSUPPORTED.iter().find(|u| u.0 == name) {
-                return Err(unsupported(&format!("--{n}"), what));
-            }
-            let matches: Vec<&(&str, Option<char>, bool)> = match OPTIONS.iter().find(|o| o.0 == name) {
-                Some(exact) => vec![exact],
-                None => OPTIONS.iter().filter(|o| o.0.starts_with(name)).collect(),
-            };
-            let opt = match matches.as_slice() {
-                [one] => *one,
-                [] => match name.strip_prefix("no-").and_then(|n| OPTIONS.iter().find(|o| o.0 == n && !o.2)) {
-                    Some(_) => continue,
-                    None => return Err(usage(format!("wget: unrecognized option '{word}'"))),
-                },
-                _ => return Err(usage(format!("wget: option '{word}' is ambiguous"))),
-            };
-            let value = if opt.2 {
-                match inline {
-                    Some(v) => Some(v),
-                    None => {
-                        let v = args.get(i).ok_or_else(|| {
-                            usage(format!("wget: option '--{}' requires an argument", opt.0))
-                        })?;
-                        i += 1;
-                        Some(v.clone())
-                    }
-                }
-            } else if inline.is_some() {
-                return Err(usage(format!("wget: option '--{}' doesn't allow an argument", opt.0)));
-            } else {
-                None
-            };
-            apply(&mut cfg, opt.0, value)?;
-            continue;
-        }
-        if word.len() < 2 || !word.starts_with('-') {
-            cfg.urls.push(word.clone());
-            continue;
-        }
-        let letters: Vec<char> = word[1..].chars().collect();
-        let mut j = 0;
-        while j < letters.len() {
-            let c = letters[j];
-            j += 1;
-            if let Some((n, _, what)) = UNSUPPORTED.iter().find(|u| u.1 == Some(c)) {
-                return Err(unsupported(&format!("-{c} (--{n})"), what));
-            }
-            let Some(opt) = OPTIONS.iter().find(|o| o.1 == Some(c)) else {
-                return Err(usage(format!("wget: invalid option -- '{c}'")));
-            };
-            let value = if opt.2 {
-                let rest: String = letters[j..].iter().collect();
-                j = letters.len();
-                if rest.is_empty() {
-                    let v = args.get(i).ok_or_else(|| {
-                        usage(format!("wget: option requires an argument -- '{c}'"))
-                    })?;
-                    i += 1;
-                    Some(v.clone())
-                } else {
-                    Some(rest)
-                }
-            } else {
-                None
-            };
-            apply(&mut cfg, opt.0, value)?;
-        }
-    }
-    Ok(cfg)
-}
-
-fn usage(first: String) -> ArgError {
-    ArgError(format!("{first}\n{USAGE}"), 2)
-}
-
-fn unsupported(option: &str, what: &str) -> ArgError {
-    ArgError(
-        format!("wget: option {option} is not supported in this sandbox; {what}"),
-        2,
-    )
-}
-
-fn seconds(name: &str, v: &str) -> Result<Duration, ArgError> {
-    match v.trim().parse::<f64>() {
-        Ok(s) if s.is_finite() && s >= 0.0 => Ok(Duration::from_secs_f64(s)),
-        _ => Err(ArgError(
-            format!("wget: --{name}: Invalid time period '{v}'\nCould not parse value '{v}' for option '{name}'"),
-            2,
-        )),
-    }
-}
-
-fn apply(cfg: &mut Config, name: &str, value: Option<String>) -> Result<(), ArgError> {
-    let v = value.unwrap_or_default();
-    match name {
-        "output-document" => cfg.output_document = Some(v),
-        "directory-prefix" => cfg.directory_prefix = Some(v),
-        "quiet" => cfg.verbosity = Verbosity::Quiet,
-        "no-verbose" => cfg.verbosity = Verbosity::NoVerbose,
-        "verbose" => cfg.verbosity = Verbosity::Verbose,
-        "server-response" => cfg.server_response = true,
-        "header" => cfg.headers.push(v),
-        "method" => cfg.method = Some(v.to_ascii_uppercase()),
-        "post-data" => {
-            cfg.method.get_or_insert_with(|| "POST".into());
-            cfg.body_data = Some(v.into_bytes());
-        }
-        "post-file" => {
-            cfg.method.get_or_insert_with(|| "POST".into());
-            cfg.body_file = Some(v);
-        }
-        "body-data" => cfg.body_data = Some(v.into_bytes()),
-        "body-file" => cfg.body_file = Some(v),
-        "user-agent" => cfg.user_agent = Some(v),
-        "user" | "http-user" => cfg.user = Some(v),
-        "password" | "http-password" => cfg.password = Some(v),
-        "timeout" => {
-            let t = seconds(name, &v)?;
-            cfg.timeout = Some(t);
-            cfg.connect_timeout.get_or_insert(t);
-        }
-        "connect-timeout" => cfg.connect_timeout = Some(seconds(name, &v)?),
-        "read-timeout" => cfg.timeout = Some(seconds(name, &v)?),
-        "max-redirect" => {
-            cfg.max_redirect = v.trim().parse().map_err(|_| {
-                ArgError(
-                    format!("wget: --max-redirect: Invalid number '{v}'."),
-                    2,
-                )
-            })?
-        }
-        "no-clobber" => cfg.no_clobber = true,
-        "content-on-error" => cfg.content_on_error = true,
-        "content-disposition" => cfg.content_disposition = true,
-        "input-file" => cfg.input_file = Some(v),
-        "spider" => cfg.spider = true,
-        "help" => cfg.help = true,
-        "version" => cfg.version = true,
-        _ => {}
-    }
-    Ok(())
-}
 
 /// `wget ARGS...` over the sandbox's network.
 pub fn wget(sh: &mut Shell, argv: &[String], io: &Io) -> i32 {
@@ -357,7 +55,10 @@ pub fn run(sh: &mut Shell, argv: &[String], io: &Io, transport: &mut dyn Transpo
                     .map(str::to_string),
             ),
             Err(e) => {
-                io.errln(format!("{list}: {}", e.split_once(": ").map_or(e.as_str(), |x| x.1)));
+                io.errln(format!(
+                    "{list}: {}",
+                    e.split_once(": ").map_or(e.as_str(), |x| x.1)
+                ));
                 return 3;
             }
         }
@@ -455,7 +156,8 @@ impl Wget<'_> {
             }
             Err(UrlError::Malformed) => {
                 if cfg.verbosity > Verbosity::Quiet {
-                    self.io.errln(format!("{raw}: Invalid URL {raw}: Invalid host name"));
+                    self.io
+                        .errln(format!("{raw}: Invalid URL {raw}: Invalid host name"));
                 }
                 return 1;
             }
@@ -468,10 +170,7 @@ impl Wget<'_> {
             }
         }
         let start = self.transport.stopwatch();
-        let mut method = cfg
-            .method
-            .clone()
-            .unwrap_or_else(|| "GET".to_string());
+        let mut method = cfg.method.clone().unwrap_or_else(|| "GET".to_string());
         let mut body = self.body.clone();
         let mut redirects = 0;
         let mut previous: Option<String> = None;
@@ -516,7 +215,8 @@ impl Wget<'_> {
             if redirects >= cfg.max_redirect {
                 self.log(&format!("{} redirections exceeded.\n", cfg.max_redirect));
                 if cfg.verbosity == Verbosity::NoVerbose {
-                    self.io.errln(format!("{} redirections exceeded.", cfg.max_redirect));
+                    self.io
+                        .errln(format!("{} redirections exceeded.", cfg.max_redirect));
                 }
                 return 8;
             }
@@ -583,20 +283,20 @@ impl Wget<'_> {
         let rate = retr_rate(n, elapsed);
         match (&dest, cfg.verbosity) {
             (_, Verbosity::Quiet) => {}
-            (Dest::Stdout, Verbosity::Verbose) => self
-                .io
-                .err(format!("\n{} ({rate}) - written to stdout [{size}]\n\n", now())),
-            (_, Verbosity::Verbose) => self
-                .io
-                .err(format!("\n{} ({rate}) - ‘{shown}’ saved [{size}]\n\n", now())),
-            (Dest::Stdout, Verbosity::NoVerbose) => self.io.err(format!(
-                "{} URL:{url} [{size}] -> \"-\" [1]\n",
+            (Dest::Stdout, Verbosity::Verbose) => self.io.err(format!(
+                "\n{} ({rate}) - written to stdout [{size}]\n\n",
                 now()
             )),
-            (_, Verbosity::NoVerbose) => self.io.err(format!(
-                "{} URL:{url} [{size}] -> \"{shown}\" [1]\n",
+            (_, Verbosity::Verbose) => self.io.err(format!(
+                "\n{} ({rate}) - ‘{shown}’ saved [{size}]\n\n",
                 now()
             )),
+            (Dest::Stdout, Verbosity::NoVerbose) => self
+                .io
+                .err(format!("{} URL:{url} [{size}] -> \"-\" [1]\n", now())),
+            (_, Verbosity::NoVerbose) => self
+                .io
+                .err(format!("{} URL:{url} [{size}] -> \"{shown}\" [1]\n", now())),
         }
         self.downloaded_files += 1;
         self.downloaded_bytes += n;
@@ -718,25 +418,33 @@ impl Wget<'_> {
                 format!("Resolving {host} ({host})... failed: Name or service not known.\n"),
                 format!("wget: unable to resolve host address ‘{host}’\n"),
             ),
-            NetError::Resolve | NetError::Connect => {
-                (format!("{connect}failed: Connection refused.\n"), String::new())
-            }
-            NetError::ConnectTimeout => {
-                (format!("{connect}failed: Connection timed out.\n"), String::new())
-            }
+            NetError::Resolve | NetError::Connect => (
+                format!("{connect}failed: Connection refused.\n"),
+                String::new(),
+            ),
+            NetError::ConnectTimeout => (
+                format!("{connect}failed: Connection timed out.\n"),
+                String::new(),
+            ),
             NetError::Timeout => (
-                format!("{connect}connected.\nHTTP request sent, awaiting response... Read error (Connection timed out) in headers.\nGiving up.\n\n"),
+                format!(
+                    "{connect}connected.\nHTTP request sent, awaiting response... Read error (Connection timed out) in headers.\nGiving up.\n\n"
+                ),
                 String::new(),
             ),
             NetError::Reset => (
-                format!("{connect}connected.\nHTTP request sent, awaiting response... Read error (Connection reset by peer) in headers.\nGiving up.\n\n"),
+                format!(
+                    "{connect}connected.\nHTTP request sent, awaiting response... Read error (Connection reset by peer) in headers.\nGiving up.\n\n"
+                ),
                 String::new(),
             ),
             NetError::Tls => (
                 format!("{connect}connected.\nUnable to establish SSL connection.\n"),
                 String::new(),
             ),
-            NetError::Invalid(m) | NetError::Other(m) => (format!("{connect}failed: {m}.\n"), String::new()),
+            NetError::Invalid(m) | NetError::Other(m) => {
+                (format!("{connect}failed: {m}.\n"), String::new())
+            }
         };
         match self.cfg.verbosity {
             Verbosity::Verbose => self.io.err(format!("{log}{short}")),
@@ -808,161 +516,6 @@ impl Wget<'_> {
             timeout: cfg.timeout,
         }
     }
-}
-
-/// The current (virtual) time as wget logs it.
-fn now() -> String {
-    let (secs, _) = timefmt::epoch(std::time::SystemTime::now());
-    timefmt::strftime("%Y-%m-%d %H:%M:%S", &timefmt::gmtime(secs), secs, 0)
-}
-
-/// Seconds a transfer took, as used for speeds: under a millisecond counts as one (the
-/// sandbox's clock only moves when the host moves it).
-fn rate_secs(secs: f64) -> f64 {
-    secs.max(0.001)
-}
-
-/// wget's `calc_rate`: the rate and its unit index (B, K, M, G, T per second).
-fn calc_rate(bytes: u64, secs: f64) -> (f64, usize) {
-    let mut rate = bytes as f64 / rate_secs(secs);
-    let mut unit = 0;
-    while rate >= 1024.0 && unit < 4 {
-        rate /= 1024.0;
-        unit += 1;
-    }
-    (rate, unit)
-}
-
-fn precision(rate: f64) -> usize {
-    if rate >= 99.95 {
-        0
-    } else if rate >= 9.995 {
-        1
-    } else {
-        2
-    }
-}
-
-/// `12.5 KB/s`.
-fn retr_rate(bytes: u64, secs: f64) -> String {
-    const NAMES: [&str; 5] = ["B/s", "KB/s", "MB/s", "GB/s", "TB/s"];
-    let (rate, unit) = calc_rate(bytes, secs);
-    format!("{rate:.*} {}", precision(rate), NAMES[unit])
-}
-
-/// wget's `human_readable(n, 10, 1)`: `2.9K`, `121K`, `1.5M`.
-fn human_size(n: u64) -> String {
-    const POWERS: [char; 6] = ['K', 'M', 'G', 'T', 'P', 'E'];
-    if n < 1024 {
-        return n.to_string();
-    }
-    let mut n = n as f64;
-    for (i, p) in POWERS.iter().enumerate() {
-        if n / 1024.0 < 1024.0 || i == POWERS.len() - 1 {
-            let val = n / 1024.0;
-            return format!("{val:.*}{p}", if val < 10.0 { 1 } else { 0 });
-        }
-        n /= 1024.0;
-    }
-    unreachable!("the loop returns at the last power")
-}
-
-/// wget's `print_decimal`.
-fn decimal(n: f64) -> String {
-    if n >= 9.95 {
-        format!("{n:.0}")
-    } else if n >= 0.95 {
-        format!("{n:.1}")
-    } else if n >= 0.001 {
-        let s = format!("{:.0e}", n);
-        // `%.1g`: one significant digit, plain notation.
-        let v: f64 = s.parse().unwrap_or(n);
-        format!("{v}")
-    } else if n >= 0.0005 {
-        "0.001".into()
-    } else {
-        "0".into()
-    }
-}
-
-/// wget's `secs_to_human_time`.
-fn human_time(secs: f64) -> String {
-    let whole = (secs + 0.5) as u64;
-    let (h, m, s) = (whole / 3600, (whole % 3600) / 60, whole % 60);
-    if h > 0 {
-        format!("{h}h {m}m {s}s")
-    } else if m > 0 {
-        format!("{m}m {s}s")
-    } else if secs >= 10.0 {
-        format!("{s}s")
-    } else {
-        format!("{}s", decimal(secs))
-    }
-}
-
-/// wget's `eta_to_human_short(secs, true)`.
-fn eta(secs: u64) -> String {
-    if secs < 100 {
-        format!("{secs}s")
-    } else if secs < 100 * 60 {
-        format!("{}m{}s", secs / 60, secs % 60)
-    } else if secs < 48 * 3600 {
-        format!("{}h{}m", secs / 3600, (secs / 60) % 60)
-    } else if secs < 100 * 86400 {
-        format!("{}d{}h", secs / 86400, (secs / 3600) % 24)
-    } else {
-        format!("{}d", secs / 86400)
-    }
-}
-
-/// The dot display of a finished download of `n` bytes (1K a dot, 10 dots a group, 50 a
-/// row), starting with the blank line after `Saving to:` and ending with the blank line
-/// before the summary. Every row took the transfer's (virtual) time.
-fn dots(n: u64, total: Option<u64>, secs: f64) -> String {
-    const DOT: u64 = 1024;
-    const ROW: u64 = 50 * DOT;
-    let mut out = String::new();
-    let full_rows = n / ROW;
-    let row_stats = |out: &mut String, shown: u64, row_bytes: u64, last: bool| {
-        if let Some(t) = total.filter(|t| *t > 0) {
-            out.push_str(&format!("{:3}%", shown * 100 / t));
-        }
-        let (rate, unit) = calc_rate(row_bytes, secs);
-        out.push_str(&format!(
-            " {rate:4.*}{}",
-            precision(rate),
-            [' ', 'K', 'M', 'G', 'T'][unit]
-        ));
-        if last {
-            out.push_str(&format!("={}s", decimal(secs)));
-        } else if let Some(t) = total.filter(|t| *t > 0) {
-            let remaining = t.saturating_sub(shown);
-            let est = if shown > 0 { secs * remaining as f64 / shown as f64 } else { 0.0 };
-            out.push_str(&format!(" {}", eta((est + 0.5) as u64)));
-        }
-    };
-    for row in 0..full_rows {
-        out.push_str(&format!("\n{:>6}K", row * ROW / 1024));
-        for d in 0..50 {
-            if d % 10 == 0 {
-                out.push(' ');
-            }
-            out.push('.');
-        }
-        row_stats(&mut out, (row + 1) * ROW, ROW, false);
-    }
-    let rest = n - full_rows * ROW;
-    let dots = rest / DOT;
-    out.push_str(&format!("\n{:>6}K", full_rows * ROW / 1024));
-    for d in 0..50 {
-        if d % 10 == 0 {
-            out.push(' ');
-        }
-        out.push(if d < dots { '.' } else { ' ' });
-    }
-    row_stats(&mut out, n, rest, true);
-    out.push_str("\n");
-    out
 }
 
 const HELP: &str = "GNU Wget 1.21.3, a non-interactive network retriever.
