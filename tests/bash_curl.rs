@@ -308,6 +308,13 @@ fn canned(
             br#"{"error":"not found"}"#,
         ),
         "/redir" => (302, "Found", vec![("Location", "/json".into())], b""),
+        // No Content-Length: the body ends when the connection closes.
+        "/nolen" => (
+            200,
+            "OK",
+            vec![("Content-Type", "text/plain".into())],
+            b"hello world",
+        ),
         _ => (500, "Internal Server Error", vec![], b"?"),
     }
 }
@@ -321,7 +328,9 @@ impl HttpRouter for Canned {
             return Err(GuestHttpError::DestinationNotFound);
         }
         let (status, _, mut headers, body) = canned(&req.path_and_query);
-        headers.push(("Content-Length", body.len().to_string()));
+        if req.path_and_query != "/nolen" {
+            headers.push(("Content-Length", body.len().to_string()));
+        }
         Ok(GuestResponse {
             status,
             headers: headers
@@ -385,12 +394,17 @@ fn serve(stream: TcpStream) {
         for (k, v) in headers {
             response.push_str(&format!("{k}: {v}\r\n"));
         }
-        response.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        let close = path == "/nolen";
+        if close {
+            response.push_str("Connection: close\r\n\r\n");
+        } else {
+            response.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        }
         let mut bytes = response.into_bytes();
         if method != "HEAD" {
             bytes.extend_from_slice(body);
         }
-        if out.write_all(&bytes).is_err() {
+        if out.write_all(&bytes).is_err() || close {
             return;
         }
     }
@@ -471,6 +485,8 @@ fn output_matches_the_hosts_curl_on_a_loopback_server() {
         format!("curl -sS -L --max-redirs 0 {base}/redir; echo \" -> $?\""),
         format!("curl {base}/json"),
         format!("curl -o /dev/null {base}/json"),
+        format!("curl {base}/nolen"),
+        format!("curl -d abc {base}/nolen"),
         format!("curl -f {base}/missing"),
         "curl http://127.0.0.1:1/json".to_string(),
         "curl -sS 'http://'; echo \" -> $?\"".to_string(),

@@ -33,16 +33,13 @@ pub fn line(p: &Progress) -> String {
     let ulspeed = speed(p.uploaded, us);
     let current = speed(p.downloaded + p.uploaded, us);
     let percent = |done: u64, size: Option<u64>| match size {
-        Some(s) if s > 0 => done.saturating_mul(100) / s,
+        Some(s) if s > 10_000 => done / (s / 100),
+        Some(s) if s > 0 => done * 100 / s,
         _ => 0,
     };
+    // Unknown sizes count as what has been transferred, so the total reaches 100%.
     let total_size = p.dl_size.unwrap_or(p.downloaded) + p.ul_size.unwrap_or(p.uploaded);
-    let total_done = p.downloaded + p.uploaded;
-    let total_percent = if p.dl_size.is_some() || p.ul_size.is_some() {
-        percent(total_done, Some(total_size))
-    } else {
-        0
-    };
+    let total_percent = percent(p.downloaded + p.uploaded, Some(total_size));
     let estimate = |size: Option<u64>, rate: u64| match size {
         Some(s) if rate > 0 => s / rate,
         _ => 0,
@@ -138,6 +135,20 @@ mod tests {
         assert_eq!(
             line(&p),
             "\r100    11  100    11    0     0  11000      0 --:--:-- --:--:-- --:--:-- 11000"
+        );
+    }
+
+    #[test]
+    fn an_unknown_size_still_totals_100_percent() {
+        let p = Progress {
+            ul_size: Some(3),
+            downloaded: 11,
+            uploaded: 3,
+            ..Progress::default()
+        };
+        assert_eq!(
+            line(&p),
+            "\r100    14    0    11  100     3  11000   3000 --:--:-- --:--:-- --:--:-- 14000"
         );
     }
 
