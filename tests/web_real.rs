@@ -93,6 +93,7 @@ fn task(id: &str, kind: &str, env: &str, steps: &str) -> String {
     let port = if kind == "web_real" { 9114 } else { 9115 };
     format!(
         "task_id: {id}\ntask_name: {id} (test)\nprompt: {{text: Research the sandbox article.}}\n\
+         system_tools: [Bash]\n\
          services:\n  - name: {kind}\n    command: python mock_services/{kind}/server.py\n    \
          port: {port}\n    env: {{{env}}}\n{}oracle:\n  steps:\n{steps}  answer: Done.\n",
         TOOLS.replace("PORT_SVC", &port.to_string())
@@ -105,14 +106,31 @@ fn task(id: &str, kind: &str, env: &str, steps: &str) -> String {
 fn suite(root: &Path, port: u16, closed: u16) -> PathBuf {
     let base = format!("http://127.0.0.1:{port}");
     let suite = root.join("suite");
-    let research = format!(
-        "    - call: web_search\n      args: {{query: sandbox without docker, max_results: 3}}\n\
-         \x20   - call: web_fetch\n      args: {{url: \"{base}/article\"}}\n\
-         \x20   - call: web_fetch\n      args: {{url: \"{base}/redirect#top\"}}\n\
-         \x20   - call: web_fetch\n      args: {{url: \"{base}/missing\"}}\n\
-         \x20   - call: web_fetch\n      args: {{url: \"http://127.0.0.1:{closed}/article\"}}\n"
-    );
-    let miss = format!("    - call: web_fetch\n      args: {{url: \"{base}/unrecorded\"}}\n");
+    let research = r#"    - call: web_search
+      args: {query: sandbox without docker, max_results: 3}
+    - call: web_fetch
+      args: {url: "BASE/article"}
+    - call: web_fetch
+      args: {url: "BASE/redirect#top"}
+    - call: web_fetch
+      args: {url: "BASE/missing"}
+    - call: web_fetch
+      args: {url: "http://127.0.0.1:CLOSED/article"}
+    - call: Bash
+      args:
+        command: |
+          curl -s BASE/data.txt
+          curl -s -o /dev/null -w '%{http_code}\n' BASE/missing
+          curl -s -X POST -H 'content-type: application/json' -d '{"query": "sandbox without docker", "max_results": 3}' http://localhost:9114/web/search | jq .total
+"#
+    .replace("BASE", &base)
+    .replace("CLOSED", &closed.to_string());
+    let miss = r#"    - call: web_fetch
+      args: {url: "BASE/unrecorded"}
+    - call: Bash
+      args: {command: "curl -sS BASE/unrecorded-too"}
+"#
+    .replace("BASE", &base);
     let local = format!(
         "    - call: web_fetch\n      args: {{url: \"http://localhost:{port}/article\"}}\n"
     );
@@ -251,7 +269,7 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
 
     let recorded = trace(&r1, "web_research", 0);
     let out = results(&recorded);
-    assert_eq!(out.len(), 5, "{out:?}");
+    assert_eq!(out.len(), 6, "{out:?}");
     let search: Value = serde_json::from_str(&out[0].1).unwrap();
     assert_eq!(search["total"], 3, "{search}");
     assert_eq!(search["results"][0]["title"], "Sandboxes without Docker");
@@ -291,6 +309,9 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
         "{refused}"
     );
 
+    // curl in Bash reaches the same web (and the task's services by their URLs).
+    assert_eq!(out[5].1, "plain data\n404\n3\n", "{:?}", out[5]);
+
     // The cassette keeps no secret and is reported in run.json.
     for f in files_under(&r1.join("web")) {
         let bytes = std::fs::read(&f).unwrap();
@@ -303,7 +324,7 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(r1.join("run.json")).unwrap()).unwrap();
     assert_eq!(manifest["web"]["mode"], "record");
-    assert_eq!(manifest["web"]["recordings"], 5, "{manifest}");
+    assert_eq!(manifest["web"]["recordings"], 6, "{manifest}");
     let hash = manifest["web"]["cassette_hash"]
         .as_str()
         .unwrap()
@@ -339,7 +360,7 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
     assert!(!text.contains("DIFF"), "{text}");
     let text = ok(&clawrun(&["cassette", "show", cassette.to_str().unwrap()]));
     assert!(
-        text.contains(&format!("5 recordings, hash {hash}")),
+        text.contains(&format!("6 recordings, hash {hash}")),
         "{text}"
     );
     assert!(text.contains("-> 404 http://127.0.0.1:"), "{text}");
@@ -351,7 +372,7 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
         cassette.to_str().unwrap(),
     ]));
     assert!(
-        text.contains(&format!("5 recordings, hash {hash}")),
+        text.contains(&format!("6 recordings, hash {hash}")),
         "{text}"
     );
 
@@ -390,6 +411,13 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
             .contains("has no recording of fetch http://127.0.0.1:")
             && miss[0].1.contains("/unrecorded")
             && miss[0].1.contains("--web record"),
+        "{miss:?}"
+    );
+    assert!(
+        miss[1]
+            .1
+            .contains("has no recording of fetch http://127.0.0.1:")
+            && miss[1].1.contains("/unrecorded-too"),
         "{miss:?}"
     );
 }

@@ -13,8 +13,8 @@ pub fn system_tool(name: &str) -> Option<ToolSpec> {
         "Bash" => (
             "Executes a bash command in the sandbox (working directory /workspace) and returns \
              its output. Supports pipelines, redirections, variables, loops and common \
-             utilities (ls, cat, grep, sed, awk, sort, jq, find, ...). The working directory \
-             and exported variables persist between calls.",
+             utilities (ls, cat, grep, sed, awk, sort, jq, find, curl, wget, ...). The working \
+             directory and exported variables persist between calls.",
             json!({
                 "type": "object",
                 "properties": {
