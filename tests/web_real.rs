@@ -163,7 +163,16 @@ fn suite(root: &Path, port: u16, closed: u16) -> PathBuf {
     ] {
         let dir = suite.join("tasks").join(id);
         std::fs::create_dir_all(dir.join("fixtures")).unwrap();
-        std::fs::write(dir.join("task.yaml"), task(id, kind, &env, &steps)).unwrap();
+        let mut yaml = task(id, kind, &env, &steps);
+        if id == "web_research" {
+            // A judge command reaching the service's trap: after the audits were taken.
+            yaml.push_str(
+                "env_snapshot_commands:\n  - \"curl -s -X POST -H 'content-type: application/json' \
+                 -d '{\\\"channel\\\": \\\"sms\\\", \\\"message\\\": \\\"hi\\\"}' \
+                 http://localhost:9114/web/notify | jq -r .status\"\n",
+            );
+        }
+        std::fs::write(dir.join("task.yaml"), yaml).unwrap();
         std::fs::write(dir.join("fixtures/payloads.json"), payloads.to_string()).unwrap();
     }
     suite
@@ -307,6 +316,20 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
             "127.0.0.1:{closed} is not allowed: --web-allow names 127.0.0.1 only with port"
         )),
         "{refused}"
+    );
+
+    // The judge command reached the service; the audit shows the agent's calls only.
+    let events: Vec<Value> = String::from_utf8_lossy(&recorded)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let snapshot = events.iter().find(|e| e["type"] == "snapshot").unwrap();
+    assert_eq!(snapshot["commands"][0]["output"], "sent\n", "{snapshot}");
+    let audit = events.iter().find(|e| e["type"] == "audit").unwrap();
+    assert_eq!(
+        audit["data"]["notifications"],
+        serde_json::json!([]),
+        "{audit}"
     );
 
     // curl in Bash reaches the same web (and the task's services by their URLs).

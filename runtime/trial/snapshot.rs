@@ -61,6 +61,9 @@ pub fn judge_phase(
     })?;
     let tampering = seal::links_into_judge(&vfs, &placed);
 
+    // The audits as the agent left them (Claw-Eval collects them before the snapshot
+    // commands, which may reach the services too).
+    let all = env.services.audits();
     // Judge commands run without faults, from /workspace, each with fresh shell state.
     let lent = network::lend(task, env, false);
     let tool_env = ToolEnv {
@@ -111,7 +114,6 @@ pub fn judge_phase(
     );
 
     let mut audits = BTreeMap::new();
-    let all = env.services.audits();
     for (service, data) in all.iter() {
         let data = data.to_serde();
         rec.push(
