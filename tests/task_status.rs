@@ -289,7 +289,7 @@ fn run_skips_unsupported_tasks_records_them_and_scores_the_others() {
         "{stderr}"
     );
     assert!(
-        stdout.contains("(2 unsupported task(s) skipped: `skipped` in run.json)"),
+        stdout.contains("(2 task(s) skipped: `skipped` in run.json)"),
         "{stdout}"
     );
 
@@ -343,7 +343,10 @@ fn run_skips_unsupported_tasks_records_them_and_scores_the_others() {
     assert!(manifest["tasks"].get("T068_web_real_research").is_none());
     // The report's header says so.
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(md.contains("2 unsupported task(s) skipped"), "{md}");
+    assert!(
+        md.contains("2 task(s) skipped (unsupported or needing the web)"),
+        "{md}"
+    );
 
     // Selecting only unsupported tasks leaves nothing to run: one line, exit status 2.
     let none = tmp.path().join("none");

@@ -378,6 +378,20 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
     assert_eq!(manifest["web"]["mode"], "replay");
     assert_eq!(manifest["web"]["cassette_hash"], hash.as_str());
 
+    // The report's header names the web and its cassette.
+    let md = tmp.path().join("r2.md");
+    ok(&clawrun(&[
+        "report",
+        r2.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+    ]));
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(
+        md.contains(&format!("web replay (cassette {})", &hash[..12])),
+        "{md}"
+    );
+
     // `clawrun replay` finds the run's cassette; cassettes list and merge.
     let text = ok(&clawrun(&["replay", r1.to_str().unwrap()]));
     assert!(!text.contains("DIFF"), "{text}");

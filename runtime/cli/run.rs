@@ -216,7 +216,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
             },
             match result.skipped.len() {
                 0 => String::new(),
-                n => format!("   ({n} unsupported task(s) skipped: `skipped` in run.json)"),
+                n => format!("   ({n} task(s) skipped: `skipped` in run.json)"),
             },
             if result.interrupted {
                 "   (interrupted: continue with --resume)"

@@ -8,10 +8,12 @@ use anyhow::{Context, Result};
 
 use super::UsageError;
 use super::output::{self, outln};
+use super::web_args::WebArgs;
 use crate::faults::{self, FaultInjector, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::services::server::{self, Binding};
 use crate::services::{LoadOptions, ServiceSet, TaskServices, Timestamp};
+use crate::web::{Web, WebSession};
 
 /// Arguments of `clawrun services`.
 #[derive(Debug, clap::Args)]
@@ -39,6 +41,10 @@ pub struct ServicesArgs {
     /// Connections served at once over all services; more wait until one closes.
     #[arg(long, value_name = "N", default_value_t = server::MAX_CONNECTIONS)]
     max_connections: usize,
+    /// How `web_real` services reach the web (`--web record` needs `--web-cassette`; the
+    /// injection variant draws from --seed).
+    #[command(flatten)]
+    web: WebArgs,
 }
 
 /// Runs `clawrun services`; returns when interrupted (Ctrl-C).
@@ -81,8 +87,11 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
             .context("cannot find the folder above the task; pass --root")?,
     };
     let now = Timestamp::from_duration(VirtualClock::default().wall());
-    let set = ServiceSet::load(&root, &task.services, &LoadOptions::default(), now)
+    let mut set = ServiceSet::load(&root, &task.services, &LoadOptions::default(), now)
         .map_err(|e| UsageError(format!("{}: {e}", yaml_path.display())))?;
+    let web =
+        Arc::new(Web::open(&args.web.options(), None).map_err(|e| UsageError(e.to_string()))?);
+    set.attach_web(&WebSession::new(Arc::clone(&web), args.seed));
     let lowest = set.services().map(|s| s.port()).min().unwrap_or(0);
     let offset = args
         .port_base
@@ -112,5 +121,8 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
         }
         Ok::<_, anyhow::Error>(())
     })?;
+    if let Some(cassette) = web.cassette() {
+        cassette.sync()?;
+    }
     Ok(0)
 }

@@ -43,8 +43,19 @@ impl RunHeader {
             }
         }
         parts.push(format!("trials {}", text_of(&m["trials"])));
+        if let Some(mode) = m["web"]["mode"].as_str().filter(|m| *m != "off") {
+            match m["web"]["cassette_hash"].as_str() {
+                Some(hash) => parts.push(format!(
+                    "web {mode} (cassette {})",
+                    &hash[..hash.len().min(12)]
+                )),
+                None => parts.push(format!("web {mode}")),
+            }
+        }
         if let Some(n) = m["skipped"].as_array().map(Vec::len).filter(|n| *n > 0) {
-            parts.push(format!("{n} unsupported task(s) skipped"));
+            parts.push(format!(
+                "{n} task(s) skipped (unsupported or needing the web)"
+            ));
         }
         let shards: Vec<String> = manifests
             .iter()
