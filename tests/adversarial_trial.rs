@@ -30,8 +30,9 @@ fn run_script(
     options.tasks = vec![task.to_string()];
     tweak(&mut options);
     let result = run(&options).expect("one agent's trial never stops the run");
-    assert_eq!(result.records.len(), 1);
-    let record = result.records.into_iter().next().unwrap();
+    let records = result.records().unwrap();
+    assert_eq!(records.len(), 1);
+    let record = records.into_iter().next().unwrap();
     let file = std::fs::File::open(out.path().join(&record.trace)).unwrap();
     let events = read_trace(std::io::BufReader::new(file)).unwrap();
     (record, events)
@@ -366,7 +367,8 @@ fn a_task_that_cannot_be_played_is_that_trials_record_and_the_run_goes_on() {
     let out = tempfile::tempdir().unwrap();
     let options = RunOptions::new(dir.path(), AgentSpec::Oracle, out.path());
     let result = run(&options).expect("a task error never stops the run");
-    let by_id = |id: &str| result.records.iter().find(|r| r.task_id == id).unwrap();
+    let records = result.records().unwrap();
+    let by_id = |id: &str| records.iter().find(|r| r.task_id == id).unwrap();
     let broken = by_id("a_no_oracle");
     assert_eq!(broken.status, Status::TaskError);
     assert!(

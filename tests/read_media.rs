@@ -183,7 +183,8 @@ fn images_reach_the_model_inside_tool_results_and_the_trace_by_hash() {
     options.tasks = vec!["media_read".into()];
     options.seed = 7;
     let result = run(&options).unwrap();
-    let record = &result.records[0];
+    let records = result.records().unwrap();
+    let record = &records[0];
     assert!(record.verdict.as_ref().unwrap().scores.passed, "{record:?}");
 
     // The second request carries the tool result: the text, then the image.

@@ -81,8 +81,9 @@ fn mail_through(provider: Provider) {
     let out = tmp.path().join("run");
     let agent = AgentSpec::Model(model(provider, &server.url(), tmp.path()));
     let result = run(&options(&["e2e_mail"], agent, &out)).unwrap();
-    assert_eq!(result.records.len(), 1);
-    let record = &result.records[0];
+    let records = result.records().unwrap();
+    assert_eq!(records.len(), 1);
+    let record = &records[0];
     assert_eq!(record.status, Status::Scored, "{record:?}");
     let verdict = record.verdict.as_ref().unwrap();
     assert!(verdict.scores.passed, "{verdict:#?}");
@@ -154,14 +155,13 @@ fn mail_through(provider: Provider) {
         AgentSpec::Replay(out.clone()),
         &again,
     ))
+    .unwrap()
+    .records()
     .unwrap();
     let a = std::fs::read(out.join(&record.trace)).unwrap();
-    let b = std::fs::read(again.join(&replayed.records[0].trace)).unwrap();
+    let b = std::fs::read(again.join(&replayed[0].trace)).unwrap();
     assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
-    assert_eq!(
-        replayed.records[0].verdict.as_ref().unwrap().scores,
-        verdict.scores
-    );
+    assert_eq!(replayed[0].verdict.as_ref().unwrap().scores, verdict.scores);
 }
 
 #[test]
@@ -181,16 +181,14 @@ fn oracle_with_faults_replays_identically() {
     let mut o = options(&["e2e_mail"], AgentSpec::Oracle, &out);
     o.trials = 3;
     o.faults = Some("claw-eval:0.6".into());
-    let first = run(&o).unwrap();
+    let first = run(&o).unwrap().records().unwrap();
     let faults: u32 = first
-        .records
         .iter()
         .map(|r| r.verdict.as_ref().unwrap().faults_seen)
         .sum();
     assert!(faults > 0, "the preset at 0.6 injects faults in 3 trials");
     assert!(
         first
-            .records
             .iter()
             .all(|r| r.verdict.as_ref().unwrap().scores.passed)
     );
@@ -199,7 +197,7 @@ fn oracle_with_faults_replays_identically() {
     r.trials = 3;
     r.faults = o.faults.clone();
     let second = run(&r).unwrap();
-    for (a, b) in first.records.iter().zip(&second.records) {
+    for (a, b) in first.iter().zip(&second.records().unwrap()) {
         assert_eq!(a.root_hash, b.root_hash);
         assert_eq!(
             std::fs::read(out.join(&a.trace)).unwrap(),
@@ -212,7 +210,7 @@ fn oracle_with_faults_replays_identically() {
     d.trials = 3;
     d.faults = Some("none".into());
     let third = run(&d).unwrap();
-    assert!(third.records.iter().any(|r| {
+    assert!(third.records().unwrap().iter().any(|r| {
         r.error
             .as_deref()
             .is_some_and(|e| e.contains("replay diverged"))
@@ -232,7 +230,8 @@ fn judge_files_are_invisible_during_execution() {
     // The Judge phase does see the judge file (the rubric's gate command checks it).
     let tmp = tempfile::tempdir().unwrap();
     let result = run(&options(&["e2e_mail"], AgentSpec::Oracle, tmp.path())).unwrap();
-    let items = &result.records[0].verdict.as_ref().unwrap().items;
+    let records = result.records().unwrap();
+    let items = &records[0].verdict.as_ref().unwrap().items;
     let gate = items.iter().find(|i| i.name == "judge_file_check").unwrap();
     assert_eq!(gate.passed, Some(true), "{gate:?}");
 }
@@ -246,7 +245,8 @@ fn multi_turn_scripted_user_offline_and_llm_user() {
         &tmp.path().join("a"),
     ))
     .unwrap();
-    let r = &result.records[0];
+    let records = result.records().unwrap();
+    let r = &records[0];
     assert_eq!(
         r.user_rounds, 2,
         "one scripted answer, then the default [DONE]"
@@ -275,7 +275,8 @@ fn multi_turn_scripted_user_offline_and_llm_user() {
     // script would answer "The rate is 4.5%, 20 years left on 200000." and then "[DONE]").
     o.user_model = Some(model(Provider::OpenAi, &server.url(), tmp.path()));
     let result = run(&o).unwrap();
-    let r = &result.records[0];
+    let records = result.records().unwrap();
+    let r = &records[0];
     assert_eq!(r.status, Status::Scored, "{r:?}");
     assert_eq!(r.user_rounds, 1);
     let events = read_trace(std::io::BufReader::new(
@@ -300,7 +301,8 @@ fn limits_end_execution_max_turns_and_tokens() {
     std::fs::write(&script, format!("steps:\n{steps}answer: done\n")).unwrap();
     let out = tmp.path().join("turns");
     let result = run(&options(&["e2e_mail"], AgentSpec::Scripted(script), &out)).unwrap();
-    let r = &result.records[0];
+    let records = result.records().unwrap();
+    let r = &records[0];
     assert_eq!(r.outcome, Outcome::MaxTurns);
     assert_eq!(r.turns, 10);
 
@@ -323,7 +325,7 @@ fn limits_end_execution_max_turns_and_tokens() {
         &tmp.path().join("tokens"),
     );
     o.max_tokens = Some(1000);
-    let r = run(&o).unwrap().records.remove(0);
+    let r = run(&o).unwrap().records().unwrap().remove(0);
     assert_eq!(r.outcome, Outcome::TokenLimit);
     assert_eq!(r.turns, 2, "610 tokens after one turn, 1220 after two");
 }
@@ -348,7 +350,8 @@ fn malformed_tool_arguments_are_reported_and_services_get_an_empty_object() {
     let agent = AgentSpec::Model(model(Provider::OpenAi, &server.url(), tmp.path()));
     let r = run(&options(&["e2e_mail"], agent, &out))
         .unwrap()
-        .records
+        .records()
+        .unwrap()
         .remove(0);
     let events = read_trace(std::io::BufReader::new(
         std::fs::File::open(out.join(&r.trace)).unwrap(),

@@ -2,8 +2,8 @@
 //! the table, JSON, Markdown and the self-contained HTML report. Folders whose `run.json`
 //! differ in agent, model or settings are distinct arms, compared side by side.
 
-use std::collections::BTreeMap;
-use std::io::{BufReader, IsTerminal};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
@@ -130,22 +130,59 @@ pub fn timings(runs: &[PathBuf]) -> Result<Timings> {
 
 /// Every journal's records, the latest per trial within each journal, with their sources.
 pub fn load_sourced(runs: &[PathBuf]) -> Result<Vec<(PathBuf, Sourced)>> {
-    let mut all = Vec::new();
+    latest_records(runs)?.collect()
+}
+
+/// The latest record of each trial in each journal of `runs` (a record written later, by a
+/// resumed or retried trial, supersedes), read one at a time: a first pass notes which line
+/// holds each trial's latest record, so only those line numbers stay in memory.
+pub fn latest_records(
+    runs: &[PathBuf],
+) -> Result<impl Iterator<Item = Result<(PathBuf, Sourced)>>> {
+    /// The part of a record that names its trial.
+    #[derive(serde::Deserialize)]
+    struct Key {
+        task_id: String,
+        trial: u32,
+    }
+    let mut plan = Vec::new();
     for run in runs {
         for path in journals(run)? {
             let file = std::fs::File::open(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            let name = path.display().to_string();
-            let records = clawrun_report::read_journal(BufReader::new(file), &name)
-                .map_err(|e| anyhow!("{e}"))?;
-            let mut latest: BTreeMap<(String, u32), Sourced> = BTreeMap::new();
-            for s in records {
-                latest.insert((s.record.task_id.clone(), s.record.trial), s);
+            let mut latest: BTreeMap<(String, u32), usize> = BTreeMap::new();
+            for (i, line) in BufReader::new(file).lines().enumerate() {
+                let line = line.with_context(|| format!("reading {}", path.display()))?;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let key: Key = serde_json::from_str(&line).map_err(|e| {
+                    anyhow!("{}:{}: not a journal record: {e}", path.display(), i + 1)
+                })?;
+                latest.insert((key.task_id, key.trial), i + 1);
             }
-            all.extend(latest.into_values().map(|s| (run.clone(), s)));
+            let keep: BTreeSet<usize> = latest.into_values().collect();
+            plan.push((run.clone(), path, keep));
         }
     }
-    Ok(all)
+    Ok(plan.into_iter().flat_map(|(run, path, keep)| {
+        let name = path.display().to_string();
+        let reader = std::fs::File::open(&path)
+            .with_context(|| format!("reading {name}"))
+            .map(|f| clawrun_report::JournalReader::new(BufReader::new(f), &name));
+        let records: Box<dyn Iterator<Item = Result<Sourced>>> = match reader {
+            Ok(mut reader) => Box::new(std::iter::from_fn(move || {
+                loop {
+                    match reader.next()? {
+                        Ok(_) if !keep.contains(&reader.line()) => continue,
+                        other => return Some(other.map_err(|e| anyhow!("{e}"))),
+                    }
+                }
+            })),
+            Err(e) => Box::new(std::iter::once(Err(e))),
+        };
+        records.map(move |r| r.map(|s| (run.clone(), s)))
+    }))
 }
 
 /// Every record of `runs`.
@@ -310,24 +347,33 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
     if arms.len() > 1 {
         return write_comparison(&arms, formats, k, prices.as_ref());
     }
-    let sourced = load_sourced(runs)?;
     let timings = timings(runs)?;
     let inputs = Inputs {
         timings,
         prices: prices.as_ref(),
     };
-    let mut summary = Summary::from_records_with(
-        sourced.iter().map(|(_, s)| s.clone()),
-        (k > 0).then_some(k),
-        &inputs,
-    )
-    .map_err(|e| anyhow!("{e}"))?;
+    // The summary reads the journals one record at a time (memory independent of the run's
+    // length); only the HTML viewer loads every trial.
+    let mut failed = None;
+    let records = latest_records(runs)?.map_while(|r| match r {
+        Ok((_, s)) => Some(s),
+        Err(e) => {
+            failed = Some(e);
+            None
+        }
+    });
+    let summary = Summary::from_records_with(records, (k > 0).then_some(k), &inputs);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let mut summary = summary.map_err(|e| anyhow!("{e}"))?;
     summary.runs = arms.into_iter().flat_map(|a| a.headers).collect();
     if let Some(md) = &formats.markdown {
         std::fs::write(md, clawrun_report::render_markdown(&summary))
             .with_context(|| format!("writing {}", md.display()))?;
     }
     if let Some(html) = &formats.html {
+        let sourced = load_sourced(runs)?;
         let views = views(&sourced, &inputs.timings, None)?;
         std::fs::write(html, clawrun_report::render_html(&summary, &views))
             .with_context(|| format!("writing {}", html.display()))?;

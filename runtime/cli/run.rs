@@ -230,11 +230,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
     }
     // Trials that ended as infrastructure errors (after their retries) were not measured:
     // the run is incomplete, and says so in its exit status.
-    let infra = result
-        .records
-        .iter()
-        .filter(|r| r.status == clawrun_report::Status::InfraError)
-        .count();
+    let infra = result.infra_errors;
     if infra > 0 {
         super::output::error_line(format_args!(
             "clawrun: {infra} trial(s) ended as infrastructure errors and are not scored; run again with --resume --out {} to retry them (exit status 1)",

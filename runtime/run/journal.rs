@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use clawrun_report::TrialRecord;
+use clawrun_report::{Status, TrialRecord};
 
 /// Lines written between two syncs at most.
 pub const SYNC_EVERY: usize = 64;
@@ -62,6 +62,35 @@ pub fn read_journal(path: &Path) -> Result<(Vec<TrialRecord>, u64)> {
         good += n as u64;
     }
     Ok((records, good))
+}
+
+/// The latest status of each trial in the journal at `path` (a later record of a trial
+/// supersedes), read one line at a time: memory grows with the number of trials, not with
+/// the size of their records.
+pub fn latest_statuses(path: &Path) -> Result<BTreeMap<(String, u32), Status>> {
+    /// The part of a record that names its trial and status.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        task_id: String,
+        trial: u32,
+        status: Status,
+    }
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let mut out = BTreeMap::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("reading {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let head: Head = serde_json::from_str(&line)
+            .with_context(|| format!("{}:{}: not a trial record", path.display(), i + 1))?;
+        out.insert((head.task_id, head.trial), head.status);
+    }
+    Ok(out)
 }
 
 impl Journal {

@@ -132,14 +132,27 @@ impl RunOptions {
 
 /// What a run left.
 pub struct RunResult {
-    /// Every record in the journal (latest per trial).
-    pub records: Vec<TrialRecord>,
+    /// The journal (its records: [`RunResult::records`]).
+    pub journal: PathBuf,
+    /// Trials in the journal (every session's), counted once each.
+    pub trials: usize,
+    /// Of those, the trials whose latest record is an infrastructure error.
+    pub infra_errors: usize,
     /// Trials run by this invocation.
     pub ran: usize,
     /// Whether Ctrl-C stopped the run early.
     pub interrupted: bool,
     /// The selected tasks skipped as unsupported (also in `run.json`'s `skipped`).
     pub skipped: Vec<Skipped>,
+}
+
+impl RunResult {
+    /// Every record in the journal, the latest per trial, read from the journal (a long run
+    /// holds none in memory).
+    pub fn records(&self) -> Result<Vec<TrialRecord>> {
+        let (records, _) = super::journal::read_journal(&self.journal)?;
+        Ok(latest(records).into_values().collect())
+    }
 }
 
 /// The task folders of the suite at `root` (see [`clawrun_task::Suite::discover`] for where
@@ -526,9 +539,14 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             "the run stopped; finished trials are in the journal (continue with --resume)",
         ));
     }
-    let (records, _) = super::journal::read_journal(&journal_path)?;
+    let statuses = super::journal::latest_statuses(&journal_path)?;
     Ok(RunResult {
-        records: latest(records).into_values().collect(),
+        trials: statuses.len(),
+        infra_errors: statuses
+            .values()
+            .filter(|s| **s == Status::InfraError)
+            .count(),
+        journal: journal_path,
         ran,
         interrupted: interrupted(),
         skipped,

@@ -32,7 +32,9 @@ pub use self::compare::{ArmInput, Comparison};
 pub use self::error::ReportError;
 pub use self::header::RunHeader;
 pub use self::prices::Prices;
-pub use self::record::{Group, Judgement, Sourced, Status, TrialRecord, read_journal};
+pub use self::record::{
+    Group, JournalReader, Judgement, Sourced, Status, TrialRecord, read_journal,
+};
 pub use self::render::html::{render_comparison_html, render_html};
 pub use self::render::json::{render_comparison_json, render_json};
 pub use self::render::markdown::{render_comparison_markdown, render_markdown};

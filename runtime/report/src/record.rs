@@ -163,6 +163,34 @@ impl TrialRecord {
             .any(|p| self.agent.starts_with(p))
     }
 
+    /// The record reduced to what a [`Summary`](crate::Summary) reads: without its trace
+    /// path and workspace hash, the rubric items that do not decide its
+    /// [`judgement`](Self::judgement) and the text of those that do — unless it was graded
+    /// both ways (the comparison quotes the items). Long runs are summarised from such records.
+    pub fn for_summary(mut self) -> Self {
+        self.trace = String::new();
+        self.root_hash = String::new();
+        if self.native_verdict.is_some() {
+            return self;
+        }
+        let fully_judged = !self.has_unjudged();
+        if let Some(v) = &mut self.verdict {
+            if fully_judged {
+                v.items = Vec::new();
+            } else {
+                v.items.retain(|i| {
+                    i.score.is_none() || i.weight > 0.0 || (i.gate && i.passed == Some(false))
+                });
+                for item in &mut v.items {
+                    item.evidence = String::new();
+                    item.check = String::new();
+                }
+                v.items.shrink_to_fit();
+            }
+        }
+        self
+    }
+
     /// The record as one journal line (JSON, no trailing newline).
     pub fn to_line(&self) -> String {
         serde_json::to_string(self).expect("a TrialRecord always serialises")
@@ -180,24 +208,64 @@ pub struct Sourced {
 
 /// Reads a journal; `name` labels its records (`name:line`). Blank lines are skipped.
 pub fn read_journal(input: impl BufRead, name: &str) -> Result<Vec<Sourced>, ReportError> {
-    let mut out = Vec::new();
-    for (i, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| ReportError::Read {
-            source_name: name.to_string(),
-            message: e.to_string(),
-        })?;
-        if line.trim().is_empty() {
-            continue;
+    JournalReader::new(input, name).collect()
+}
+
+/// A journal's records one at a time (see [`read_journal`]), so long journals are read in
+/// constant memory.
+pub struct JournalReader<R> {
+    lines: std::io::Lines<R>,
+    name: String,
+    line: usize,
+}
+
+impl<R: BufRead> JournalReader<R> {
+    /// Reads `input`, labelling records `name:line`.
+    pub fn new(input: R, name: &str) -> Self {
+        JournalReader {
+            lines: input.lines(),
+            name: name.to_string(),
+            line: 0,
         }
-        let record: TrialRecord = serde_json::from_str(&line).map_err(|e| ReportError::Parse {
-            source_name: name.to_string(),
-            line: i + 1,
-            message: e.to_string(),
-        })?;
-        out.push(Sourced {
-            source: format!("{name}:{}", i + 1),
-            record,
-        });
     }
-    Ok(out)
+
+    /// The line (1-based) of the record returned last.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+}
+
+impl<R: BufRead> Iterator for JournalReader<R> {
+    type Item = Result<Sourced, ReportError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let line = self.lines.next()?;
+            self.line += 1;
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => {
+                    return Some(Err(ReportError::Read {
+                        source_name: self.name.clone(),
+                        message: e.to_string(),
+                    }));
+                }
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Some(
+                serde_json::from_str::<TrialRecord>(&line)
+                    .map(|record| Sourced {
+                        source: format!("{}:{}", self.name, self.line),
+                        record,
+                    })
+                    .map_err(|e| ReportError::Parse {
+                        source_name: self.name.clone(),
+                        line: self.line,
+                        message: e.to_string(),
+                    }),
+            );
+        }
+    }
 }

@@ -315,3 +315,68 @@ fn the_run_header_shows_each_folders_settings_in_text_markdown_and_html() {
     // the JSON report is unchanged by headers
     assert_eq!(render_json(&s), render_json(&fixture()));
 }
+
+#[test]
+fn a_task_run_thousands_of_times_keeps_a_readable_row() {
+    // 12,000 trials once made a cell wider than `format!` pads (65,535): the report panicked.
+    let recs = (0..12_000)
+        .map(|t| scored("T010_many", "files", Group::General, t, 0.9))
+        .collect();
+    let summary = Summary::from_records(sourced("j", recs), Some(3)).unwrap();
+    let out = render_text(&summary);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("T010_many"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(row.ends_with("... (+11976 more)"), "{row}");
+    assert_eq!(row.matches("0.90+").count(), 24, "{row}");
+    assert!(render_markdown(&summary).contains("(+11976 more)"));
+}
+
+#[test]
+fn merged_records_keep_what_their_judgement_needs_and_drop_the_rest() {
+    let recs: Vec<_> = (0..3)
+        .map(|t| scored("T011_slim", "files", Group::General, t, 0.9))
+        .collect();
+    assert!(
+        recs[0]
+            .verdict
+            .as_ref()
+            .unwrap()
+            .items
+            .iter()
+            .any(|i| !i.evidence.is_empty())
+    );
+    let slim = recs[0].clone().for_summary();
+    assert_eq!(slim.judgement(), recs[0].judgement());
+    assert!(
+        slim.verdict.as_ref().unwrap().items.is_empty(),
+        "fully judged: no items kept"
+    );
+    // A partly judged record keeps the items its judgement reads, without their text.
+    let partial = common::scored_with(
+        "T012_partial",
+        "files",
+        Group::General,
+        0,
+        common::verdict(0.5, false, 0.4, 0),
+    );
+    let slim = partial.clone().for_summary();
+    assert_eq!(slim.judgement(), partial.judgement());
+    assert!(
+        slim.verdict
+            .as_ref()
+            .unwrap()
+            .items
+            .iter()
+            .all(|i| i.evidence.is_empty())
+    );
+    // Summaries of slim and full records agree.
+    let full = Summary::from_records(sourced("j", recs.clone()), None).unwrap();
+    let again = Summary::from_records(
+        sourced("j", recs.into_iter().map(|r| r.for_summary()).collect()),
+        None,
+    )
+    .unwrap();
+    assert_eq!(full, again);
+}

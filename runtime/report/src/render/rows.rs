@@ -46,7 +46,10 @@ pub fn task_table(s: &Summary) -> Table {
 
 /// One task's row (with a cost cell when `priced`).
 pub fn task_row(t: &TaskSummary, priced: bool) -> Vec<String> {
-    let trials: Vec<String> = t.trials.iter().map(trial_chip).collect();
+    let mut trials: Vec<String> = t.trials.iter().take(CHIPS).map(trial_chip).collect();
+    if t.trials.len() > CHIPS {
+        trials.push(format!("... (+{} more)", t.trials.len() - CHIPS));
+    }
     let mut row = vec![
         t.task_id.clone(),
         t.category.clone(),
@@ -75,6 +78,10 @@ pub fn task_row(t: &TaskSummary, priced: bool) -> Vec<String> {
     row.push(trials.join(" "));
     row
 }
+
+/// The trials shown in a task's row (the rest are counted: a task run thousands of times
+/// keeps a readable row).
+pub const CHIPS: usize = 24;
 
 /// A task's mean score: `0.850`, `~0.850` when partly judged trials count in it, `UNJUDGED`
 /// when no trial could be scored, `-` when none was.

@@ -67,10 +67,12 @@ pub fn fit(table: &Table, width: Option<usize>) -> String {
             .filter(|&i| shown[i])
             .map(|i| {
                 let c = cells.get(i).map_or("", String::as_str);
+                // Padded by hand: `format!`'s width stops at 65535 characters.
+                let pad = " ".repeat(widths[i].saturating_sub(c.chars().count()));
                 if i < table.left {
-                    format!("{c:<w$}", w = widths[i])
+                    format!("{c}{pad}")
                 } else {
-                    format!("{c:>w$}", w = widths[i])
+                    format!("{pad}{c}")
                 }
             })
             .collect();

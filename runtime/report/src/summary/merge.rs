@@ -1,11 +1,12 @@
 //! Merging records from one or more journals (shards): duplicates and consistency.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::ReportError;
 use crate::record::Sourced;
 
-/// One task's records after merging, in trial order.
+/// One task's records after merging, in trial order, reduced for the summary
+/// ([`TrialRecord::for_summary`](crate::TrialRecord::for_summary)).
 #[derive(Clone, Debug, Default)]
 pub struct TaskRecords {
     /// Scored records, one per trial index, sorted by trial.
@@ -13,6 +14,8 @@ pub struct TaskRecords {
     /// Infrastructure-error records (several per trial index when it was retried), sorted by
     /// trial.
     pub infra: Vec<Sourced>,
+    /// The trial and content digest of every record kept (duplicates are recognised by it).
+    digests: BTreeSet<(u32, [u8; 32])>,
 }
 
 /// Groups records by task id (sorted), dropping exact duplicates.
@@ -30,11 +33,15 @@ pub fn merge(
         if let Some(first) = entry.scored.first().or(entry.infra.first()) {
             check_same(first, &rec)?;
         }
-        let same_trial = |s: &&Sourced| s.record.trial == rec.record.trial;
-        let seen = entry.scored.iter().chain(&entry.infra);
-        if seen.filter(same_trial).any(|s| s.record == rec.record) {
+        let digest = *blake3::hash(rec.record.to_line().as_bytes()).as_bytes();
+        if !entry.digests.insert((rec.record.trial, digest)) {
             continue;
         }
+        let rec = Sourced {
+            source: rec.source,
+            record: rec.record.for_summary(),
+        };
+        let same_trial = |s: &&Sourced| s.record.trial == rec.record.trial;
         if rec.record.is_scored() {
             if rec.record.verdict.is_none() {
                 return Err(ReportError::MissingVerdict {
