@@ -1,6 +1,5 @@
-//! `clawrun run --report html|md|none`: which report files the run folder gets (the HTML
-//! viewer holds every trace, so long runs may leave it out), and `--html` with a report kind
-//! that has no HTML is refused.
+//! `clawrun run --report html|md|none`: which report files the run folder gets, a long run's
+//! trials beside its HTML page, and `--html` with a report kind that has no HTML is refused.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -54,4 +53,53 @@ fn the_report_files_a_run_writes_are_chosen() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(!out.exists());
+}
+
+#[test]
+fn a_long_run_s_html_report_keeps_its_trials_beside_the_page() {
+    // Above 1,000 trials the page holds an index and each trial is a script in
+    // report.trials/, written one at a time.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("long");
+    let o = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "run",
+            "T002_email_triage",
+            "--trials",
+            "1001",
+            "--faults",
+            "none",
+        ])
+        .args(["-j", "2", "--report", "html", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let trials = out.join("report.trials");
+    assert_eq!(std::fs::read_dir(&trials).unwrap().count(), 1001);
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("\"src\":\"report.trials/"),
+        "an index entry names its file"
+    );
+    assert!(!page.contains("\"type\":\"trace_start\""), "no trace is embedded");
+    let first = std::fs::read_to_string(trials.join("0.js")).unwrap();
+    assert!(
+        first.starts_with("clawrunTrial(\"report.trials/0.js\", {"),
+        "{first:.200}"
+    );
+    assert!(first.contains("\"type\":\"trace_start\""));
+    // `clawrun report` rewrites the folder (no stale trials).
+    std::fs::write(trials.join("stale.js"), "x").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(["report"])
+        .arg(&out)
+        .arg("--html")
+        .arg(out.join("report.html"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!trials.join("stale.js").exists());
+    assert_eq!(std::fs::read_dir(&trials).unwrap().count(), 1001);
 }

@@ -373,10 +373,7 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
             .with_context(|| format!("writing {}", md.display()))?;
     }
     if let Some(html) = &formats.html {
-        let sourced = load_sourced(runs)?;
-        let views = views(&sourced, &inputs.timings, None)?;
-        std::fs::write(html, clawrun_report::render_html(&summary, &views))
-            .with_context(|| format!("writing {}", html.display()))?;
+        write_html(html, &summary, runs, &inputs.timings)?;
     }
     if formats.json {
         outln!("{}", clawrun_report::render_json(&summary))?;
@@ -387,6 +384,53 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
         )?;
     }
     Ok(())
+}
+
+/// Runs with more trials than this get an HTML report that does not embed them: each trial is
+/// a script in a folder beside the page (`report.trials/` for `report.html`), loaded when
+/// shown, so writing the report and opening it take memory for an index, not for every trace.
+pub const EMBEDDED_TRIALS: usize = 1_000;
+
+/// Writes the HTML report of `summary` over `runs` to `html`: self-contained up to
+/// [`EMBEDDED_TRIALS`] trials, else with the trials in a folder beside it (written one at a
+/// time).
+fn write_html(html: &Path, summary: &Summary, runs: &[PathBuf], timings: &Timings) -> Result<()> {
+    let folder_name = format!(
+        "{}.trials",
+        html.file_stem()
+            .map_or("report".into(), |s| s.to_string_lossy())
+    );
+    let folder = html.with_file_name(&folder_name);
+    if folder.is_dir() {
+        std::fs::remove_dir_all(&folder)
+            .with_context(|| format!("removing the old {}", folder.display()))?;
+    }
+    let trials = latest_records(runs)?.try_fold(0usize, |n, r| r.map(|_| n + 1))?;
+    let page = if trials <= EMBEDDED_TRIALS {
+        let views = views(&load_sourced(runs)?, timings, None)?;
+        clawrun_report::render_html(summary, &views)
+    } else {
+        std::fs::create_dir_all(&folder)
+            .with_context(|| format!("creating {}", folder.display()))?;
+        let mut index = Vec::with_capacity(trials);
+        for (n, r) in latest_records(runs)?.enumerate() {
+            let (run, s) = r?;
+            let mut view = views(&[(run, s)], timings, None)?
+                .pop()
+                .expect("one view per record");
+            let src = format!("{folder_name}/{n}.js");
+            let file = folder.join(format!("{n}.js"));
+            std::fs::write(&file, clawrun_report::trial_script(&src, &view))
+                .with_context(|| format!("writing {}", file.display()))?;
+            view.events = Vec::new();
+            view.diff = None;
+            view.record = view.record.for_summary();
+            view.src = Some(src);
+            index.push(view);
+        }
+        clawrun_report::render_html(summary, &index)
+    };
+    std::fs::write(html, page).with_context(|| format!("writing {}", html.display()))
 }
 
 /// Writes the comparison of `arms` (two or more).

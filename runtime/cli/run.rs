@@ -102,9 +102,9 @@ pub struct RunArgs {
     /// Where to write the HTML report (default: <run>/report.html).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
-    /// The report files written into the run folder: `html` (report.html and report.md),
-    /// `md` (report.md only: the HTML viewer holds every trace, whose memory grows with the
-    /// run), or `none`. The summary is printed either way; `clawrun report` writes any later.
+    /// The report files written into the run folder: `html` (report.html and report.md; above
+    /// 1,000 trials the trials go to report.trials/ beside the page), `md` (report.md only),
+    /// or `none`. The summary is printed either way; `clawrun report` writes any later.
     #[arg(long, value_enum, default_value_t = ReportFiles::Html)]
     report: ReportFiles,
     /// Which grader scores the trials: `auto` (a task's Claw-Eval `grader.py` when the run has a

@@ -35,6 +35,7 @@ pub use self::prices::Prices;
 pub use self::record::{
     Group, JournalReader, Judgement, Sourced, Status, TrialRecord, read_journal,
 };
+pub use self::render::html::viewer::trial_script;
 pub use self::render::html::{render_comparison_html, render_html};
 pub use self::render::json::{render_comparison_json, render_json};
 pub use self::render::markdown::{render_comparison_markdown, render_markdown};

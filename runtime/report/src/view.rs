@@ -25,6 +25,9 @@ pub struct TrialView {
     pub wall_ms: Option<u64>,
     /// The comparison arm (`A`, `B`, ...) it belongs to, in a comparison report.
     pub arm: Option<String>,
+    /// Where the page loads the trial from (a script beside the report) when it is not
+    /// embedded: such a view is only the page's index entry (its `events` are not read).
+    pub src: Option<String>,
 }
 
 impl TrialView {
@@ -43,6 +46,7 @@ impl TrialView {
             diff: None,
             wall_ms: None,
             arm: None,
+            src: None,
         })
     }
 }

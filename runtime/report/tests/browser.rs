@@ -190,3 +190,55 @@ fn the_viewer_shows_a_u64_seed_exactly() {
         "{viewer}"
     );
 }
+
+#[test]
+fn a_long_run_s_trials_load_from_beside_the_page_when_shown() {
+    let Some(exe) = chromium() else { return };
+    let dir = workdir("linked");
+    let summary =
+        Summary::from_records(common::sourced("journal.jsonl", common::records()), None).unwrap();
+    // The layout `clawrun report` writes above its embedding limit: an index in the page,
+    // each trial a script in report.trials/.
+    fs::create_dir_all(dir.join("report.trials")).unwrap();
+    let index: Vec<_> = common::views()
+        .into_iter()
+        .enumerate()
+        .map(|(n, view)| {
+            let src = format!("report.trials/{n}.js");
+            fs::write(dir.join(&src), clawrun_report::trial_script(&src, &view)).unwrap();
+            clawrun_report::TrialView {
+                events: Vec::new(),
+                diff: None,
+                src: Some(src),
+                ..view
+            }
+        })
+        .collect();
+    let page = render_html(&summary, &index);
+    assert!(!page.contains("Q3 report"), "the page holds no trace");
+    let path = dir.join("report.html");
+    fs::write(&path, page).unwrap();
+    let dom = dump_dom(
+        &exe,
+        &dir,
+        &url(&path, "#trial=T001_alpha/0"),
+        &["--virtual-time-budget=5000"],
+    );
+    let viewer = from_id(&dom, "viewer");
+    assert!(viewer.contains("<h3>T001_alpha / trial 0 <span class=\"tag pass\">PASS</span></h3>"));
+    assert!(viewer.contains("\"subject\": \"Q3 report\""), "{viewer}");
+    assert!(viewer.contains("<li>added: /workspace/report.csv</li>"));
+
+    // A missing trial file says what to keep.
+    fs::remove_file(dir.join("report.trials/0.js")).unwrap();
+    let dom = dump_dom(
+        &exe,
+        &dir,
+        &url(&path, "#trial=T001_alpha/0"),
+        &["--virtual-time-budget=5000"],
+    );
+    assert!(
+        from_id(&dom, "load-error").contains("Could not load report.trials/0.js"),
+        "{dom}"
+    );
+}

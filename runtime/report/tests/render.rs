@@ -221,6 +221,7 @@ fn html_escapes_names() {
         diff: None,
         wall_ms: None,
         arm: None,
+        src: None,
     };
     let out = render_html(&s, &[view]);
     assert!(out.contains("T&lt;x&gt;&amp;&quot;q&quot;"));

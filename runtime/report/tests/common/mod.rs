@@ -292,6 +292,7 @@ pub fn views() -> Vec<TrialView> {
             }),
             wall_ms: None,
             arm: None,
+            src: None,
             record,
         })
         .collect()

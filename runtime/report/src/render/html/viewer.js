@@ -365,9 +365,42 @@
   var f = {search: byId("f-search"), failed: byId("f-failed"), fault: byId("f-fault"),
     unjudged: byId("f-unjudged"), task: byId("f-task"), category: byId("f-category"), arm: byId("f-arm")};
   var count = byId("f-count");
+  // Trials of a long run are not embedded: each is a script beside the page (src), loaded
+  // when shown; it calls clawrunTrial(i, trial).
+  var loaded = {};
+  var waiting = {};
+  var bySrc = {};
+  trials.forEach(function (t, i) { if (t.src) bySrc[t.src] = i; });
+  window.clawrunTrial = function (src, t) {
+    var i = bySrc[src];
+    if (i === undefined) return;
+    loaded[i] = t;
+    haystacks[i] = undefined;
+    if (waiting[i]) { var cb = waiting[i]; delete waiting[i]; cb(t); }
+  };
+  function full(i, cb) {
+    var t = trials[i];
+    if (!t.src) { cb(t); return; }
+    if (loaded[i]) { cb(loaded[i]); return; }
+    var first = !waiting[i];
+    waiting[i] = cb;
+    if (!first) return;
+    var s = document.createElement("script");
+    s.src = t.src;
+    s.onerror = function () {
+      delete waiting[i];
+      if (current !== i) return;
+      view.textContent = "";
+      view.appendChild(el("p", {id: "load-error", class: "banner warn"}, "Could not load " + t.src +
+        ": the trials of a long run are files beside the report; keep its folder with it."));
+    };
+    document.head.appendChild(s);
+  }
   var haystacks = [];
+  // Search reads a trial's whole text once it is loaded (embedded trials always are), else
+  // its task, outcome and arm.
   function hay(i) {
-    if (haystacks[i] === undefined) haystacks[i] = JSON.stringify(trials[i]).toLowerCase();
+    if (haystacks[i] === undefined) haystacks[i] = JSON.stringify(loaded[i] || trials[i]).toLowerCase();
     return haystacks[i];
   }
   // Failed: ended as an error, or judged (fully or partly) and not passed. Unjudged trials
@@ -378,7 +411,7 @@
   }
   function faultSeen(t) {
     return (t.record.verdict && t.record.verdict.faults_seen > 0) ||
-      t.events.some(function (e) { return e.type === "fault"; });
+      (t.events || []).some(function (e) { return e.type === "fault"; });
   }
   function matches(t, i) {
     if (f.failed && f.failed.checked && !failed(t)) return false;
@@ -398,7 +431,7 @@
   function show(i) {
     current = i;
     items.forEach(function (li) { li.classList.toggle("current", Number(li.getAttribute("data-i")) === i); });
-    render(view, trials[i]);
+    full(i, function (t) { if (current === i) render(view, t); });
   }
   function apply() {
     var shown = 0, first = -1, currentShown = false;

@@ -114,19 +114,56 @@ const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// The trials as JSON, safe to embed in a `<script>` element. Seeds (every `seed` field) and
 /// any other integer beyond 2^53 - 1 are written as decimal strings, so `JSON.parse` in the
-/// page keeps them exact.
+/// page keeps them exact. A trial loaded on demand (`src` set) is embedded as its index entry
+/// only: what the filters and the list read, and where to load the rest.
 pub fn data_json(trials: &[&TrialView]) -> String {
-    let mut value = serde_json::to_value(trials).expect("trial views always serialise");
-    if let Value::Array(items) = &mut value {
-        for (item, t) in items.iter_mut().zip(trials) {
-            item["judgement"] =
-                serde_json::to_value(t.record.judgement()).expect("a judgement always serialises");
-            item["outcome"] = Value::String(outcome(t));
-        }
-    }
+    let mut value = Value::Array(trials.iter().map(|t| item(t)).collect());
     exact_integers(&mut value, false);
     let json = serde_json::to_string(&value).expect("a JSON value always serialises");
     script_safe_json(&json)
+}
+
+/// The script at `src` (a path relative to the page) that hands a trial's whole view to the
+/// page that loads it on demand: `clawrunTrial("src", {...});`.
+pub fn trial_script(src: &str, t: &TrialView) -> String {
+    let mut value = item(&TrialView {
+        src: None,
+        ..t.clone()
+    });
+    exact_integers(&mut value, false);
+    let json = serde_json::to_string(&value).expect("a JSON value always serialises");
+    let key = serde_json::to_string(src).expect("a string always serialises");
+    format!(
+        "clawrunTrial({}, {});\n",
+        script_safe_json(&key),
+        script_safe_json(&json)
+    )
+}
+
+/// One trial's JSON: the view with its judgement and outcome, or its index entry.
+fn item(t: &TrialView) -> Value {
+    let r = &t.record;
+    let mut value = match &t.src {
+        None => serde_json::to_value(t).expect("trial views always serialise"),
+        Some(src) => serde_json::json!({
+            "record": {
+                "task_id": r.task_id,
+                "trial": r.trial,
+                "category": r.category,
+                "status": r.status,
+                "verdict": r.verdict.as_ref().map(|v| serde_json::json!({
+                    "passed": v.scores.passed,
+                    "faults_seen": v.faults_seen,
+                })),
+            },
+            "arm": t.arm,
+            "src": src,
+        }),
+    };
+    value["judgement"] =
+        serde_json::to_value(r.judgement()).expect("a judgement always serialises");
+    value["outcome"] = Value::String(outcome(t));
+    value
 }
 
 /// Turns integers that `JSON.parse` would round, and every number under a `seed` key
