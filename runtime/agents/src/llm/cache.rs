@@ -6,7 +6,9 @@
 //! request belongs to (`null` outside trials): the same request in another trial is another
 //! sample and never shares an entry. The file
 //! `<dir>/<first 2 hex>/<hex>.json` holds `{"provider", "model", "response"}` with the
-//! provider's raw response body; writes go to a temporary file renamed into place.
+//! provider's raw response body; writes go to a temporary file renamed into place, not synced:
+//! the cache is an optimisation, and an entry a power loss cut short reads as a miss (the
+//! request is sent again and the entry rewritten), so no model call waits for the disk.
 
 use std::fs;
 use std::io::{self, Write};
@@ -66,7 +68,7 @@ impl ResponseCache {
         entry.get_mut("response").map(Value::take)
     }
 
-    /// Stores `response` under `key`, atomically.
+    /// Stores `response` under `key`, atomically (but unsynced: see the module notes).
     pub(crate) fn put(
         &self,
         key: &str,
@@ -87,7 +89,6 @@ impl ResponseCache {
         let result = (|| {
             let mut file = fs::File::create(&tmp)?;
             file.write_all(&serde_json::to_vec_pretty(&entry)?)?;
-            file.sync_all()?;
             fs::rename(&tmp, &path)
         })();
         if result.is_err() {
