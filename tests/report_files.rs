@@ -83,7 +83,10 @@ fn a_long_run_s_html_report_keeps_its_trials_beside_the_page() {
         page.contains("\"src\":\"report.trials/"),
         "an index entry names its file"
     );
-    assert!(!page.contains("\"type\":\"trace_start\""), "no trace is embedded");
+    assert!(
+        !page.contains("\"type\":\"trace_start\""),
+        "no trace is embedded"
+    );
     let first = std::fs::read_to_string(trials.join("0.js")).unwrap();
     assert!(
         first.starts_with("clawrunTrial(\"report.trials/0.js\", {"),

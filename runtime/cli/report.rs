@@ -412,25 +412,69 @@ fn write_html(html: &Path, summary: &Summary, runs: &[PathBuf], timings: &Timing
     } else {
         std::fs::create_dir_all(&folder)
             .with_context(|| format!("creating {}", folder.display()))?;
+        // Trials are read in batches; each batch's scripts are written on every core.
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let mut index = Vec::with_capacity(trials);
-        for (n, r) in latest_records(runs)?.enumerate() {
-            let (run, s) = r?;
-            let mut view = views(&[(run, s)], timings, None)?
-                .pop()
-                .expect("one view per record");
-            let src = format!("{folder_name}/{n}.js");
-            let file = folder.join(format!("{n}.js"));
-            std::fs::write(&file, clawrun_report::trial_script(&src, &view))
-                .with_context(|| format!("writing {}", file.display()))?;
-            view.events = Vec::new();
-            view.diff = None;
-            view.record = view.record.for_summary();
-            view.src = Some(src);
-            index.push(view);
+        let mut batch = Vec::with_capacity(TRIAL_BATCH);
+        let mut records = latest_records(runs)?.enumerate().peekable();
+        while let Some((n, r)) = records.next() {
+            batch.push((n, r?));
+            if batch.len() == TRIAL_BATCH || records.peek().is_none() {
+                let chunk = batch.len().div_ceil(cores);
+                let written: Vec<Result<Vec<TrialView>>> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = batch
+                        .chunks(chunk)
+                        .map(|part| {
+                            let (folder, folder_name) = (&folder, &folder_name);
+                            scope.spawn(move || {
+                                part.iter()
+                                    .map(|(n, trial)| {
+                                        write_trial_script(folder, folder_name, *n, trial, timings)
+                                    })
+                                    .collect::<Result<Vec<_>>>()
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().expect("a report writer panicked"))
+                        .collect()
+                });
+                for views in written {
+                    index.extend(views?);
+                }
+                batch.clear();
+            }
         }
         clawrun_report::render_html(summary, &index)
     };
     std::fs::write(html, page).with_context(|| format!("writing {}", html.display()))
+}
+
+/// Trials read at once when a long run's trial scripts are written.
+const TRIAL_BATCH: usize = 256;
+
+/// Writes trial `n`'s script into `folder` (named `folder_name` beside the page) and returns
+/// its index entry.
+fn write_trial_script(
+    folder: &Path,
+    folder_name: &str,
+    n: usize,
+    trial: &(PathBuf, Sourced),
+    timings: &Timings,
+) -> Result<TrialView> {
+    let mut view = views(std::slice::from_ref(trial), timings, None)?
+        .pop()
+        .expect("one view per record");
+    let src = format!("{folder_name}/{n}.js");
+    let file = folder.join(format!("{n}.js"));
+    std::fs::write(&file, clawrun_report::trial_script(&src, &view))
+        .with_context(|| format!("writing {}", file.display()))?;
+    view.events = Vec::new();
+    view.diff = None;
+    view.record = view.record.for_summary();
+    view.src = Some(src);
+    Ok(view)
 }
 
 /// Writes the comparison of `arms` (two or more).
