@@ -23,6 +23,8 @@ use super::request::{Fetched, WebError, WebRequest, WebResponse};
 pub const INDEX: &str = "index.jsonl";
 /// The bodies folder's name.
 pub const BODIES: &str = "bodies";
+/// The lock file a recording process holds.
+pub const LOCK: &str = ".recording.lock";
 
 /// One recorded request and what the web did.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -69,6 +71,8 @@ pub struct Cassette {
 struct Inner {
     entries: BTreeMap<String, Entry>,
     index: Option<File>,
+    /// Held while recording (an exclusive lock on [`LOCK`]).
+    _lock: Option<File>,
 }
 
 impl Cassette {
@@ -87,6 +91,7 @@ impl Cassette {
             inner: Mutex::new(Inner {
                 entries: read_index(&index)?,
                 index: None,
+                _lock: None,
             }),
         })
     }
@@ -106,11 +111,26 @@ impl Cassette {
             .append(true)
             .open(&path)
             .map_err(io)?;
+        // One recording process per cassette: another's first recordings would differ.
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(LOCK))
+            .map_err(io)?;
+        if lock.try_lock().is_err() {
+            return Err(WebError::Cassette(format!(
+                "{} is being recorded by another clawrun process; give each process its own \
+                 --web-cassette (shards too) and merge them with `clawrun cassette merge`",
+                dir.display()
+            )));
+        }
         Ok(Cassette {
             dir: dir.to_path_buf(),
             inner: Mutex::new(Inner {
                 entries,
                 index: Some(index),
+                _lock: Some(lock),
             }),
         })
     }
@@ -384,6 +404,20 @@ mod tests {
             }
         });
         assert_eq!(rec.len(), 800);
+    }
+
+    #[test]
+    fn one_process_records_into_a_cassette_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Cassette::create(dir.path()).unwrap();
+        let err = Cassette::create(dir.path()).err().unwrap().to_string();
+        assert!(
+            err.contains("is being recorded by another clawrun process"),
+            "{err}"
+        );
+        assert!(Cassette::open(dir.path()).is_ok(), "replay needs no lock");
+        drop(first);
+        assert!(Cassette::create(dir.path()).is_ok());
     }
 
     #[test]
