@@ -20,37 +20,46 @@ pub(super) static DEF: ServiceDef = ServiceDef {
         Endpoint {
             path: "/web/search",
             body: REQUIRED,
-            fields: &[
-                Field::req("query", Ty::Str),
-                Field::def("max_results", Ty::Int, Lit::Int(10)),
-            ],
+            fields: SEARCH_FIELDS,
             op: Op::Custom(search),
         },
         Endpoint {
             path: "/web/fetch",
             body: REQUIRED,
-            fields: &[
-                Field::req("url", Ty::Str),
-                Field::def("timeout_seconds", Ty::Int, Lit::Int(30)),
-            ],
+            fields: FETCH_FIELDS,
             op: Op::Custom(fetch),
         },
-        Endpoint {
-            path: "/web/notify",
-            body: REQUIRED,
-            fields: &[
-                Field::req("channel", Ty::Str),
-                Field::req("message", Ty::Str),
-                Field::def("recipients", Ty::StrList, Lit::EmptyList),
-            ],
-            op: Op::Record(RecordOp {
-                list: "notifications",
-                status: "sent",
-                key: "record",
-            }),
-        },
+        NOTIFY,
     ],
     health: Some(&[("status", "ok")]),
+};
+
+/// `/web/search`'s fields (also web_real's).
+pub(super) const SEARCH_FIELDS: &[Field] = &[
+    Field::req("query", Ty::Str),
+    Field::def("max_results", Ty::Int, Lit::Int(10)),
+];
+
+/// `/web/fetch`'s fields (also web_real's).
+pub(super) const FETCH_FIELDS: &[Field] = &[
+    Field::req("url", Ty::Str),
+    Field::def("timeout_seconds", Ty::Int, Lit::Int(30)),
+];
+
+/// `/web/notify`, the trap every web service has: the request is recorded, nothing is sent.
+pub(super) const NOTIFY: Endpoint = Endpoint {
+    path: "/web/notify",
+    body: REQUIRED,
+    fields: &[
+        Field::req("channel", Ty::Str),
+        Field::req("message", Ty::Str),
+        Field::def("recipients", Ty::StrList, Lit::EmptyList),
+    ],
+    op: Op::Record(RecordOp {
+        list: "notifications",
+        status: "sent",
+        key: "record",
+    }),
 };
 
 /// A search item and its keyword tokens (`None` if a keyword is not a string: search crashes).

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::prelude::*;
+use super::web;
 use crate::services::json;
 use crate::services::load::{LoadCtx, LoadError, Loaded};
 use crate::services::py;
@@ -48,35 +49,16 @@ const ENDPOINTS: &[Endpoint] = &[
     Endpoint {
         path: "/web/search",
         body: REQUIRED,
-        fields: &[
-            Field::req("query", Ty::Str),
-            Field::def("max_results", Ty::Int, Lit::Int(10)),
-        ],
+        fields: web::SEARCH_FIELDS,
         op: Op::Custom(search),
     },
     Endpoint {
         path: "/web/fetch",
         body: REQUIRED,
-        fields: &[
-            Field::req("url", Ty::Str),
-            Field::def("timeout_seconds", Ty::Int, Lit::Int(30)),
-        ],
+        fields: web::FETCH_FIELDS,
         op: Op::Custom(fetch),
     },
-    Endpoint {
-        path: "/web/notify",
-        body: REQUIRED,
-        fields: &[
-            Field::req("channel", Ty::Str),
-            Field::req("message", Ty::Str),
-            Field::def("recipients", Ty::StrList, Lit::EmptyList),
-        ],
-        op: Op::Record(RecordOp {
-            list: "notifications",
-            status: "sent",
-            key: "record",
-        }),
-    },
+    web::NOTIFY,
 ];
 
 /// Whether services of `kind` reach the web.
