@@ -16,6 +16,8 @@ pub struct TaskRecords {
     pub infra: Vec<Sourced>,
     /// The trial and content digest of every record kept (duplicates are recognised by it).
     digests: BTreeSet<(u32, [u8; 32])>,
+    /// The position in `scored` of each trial's scored record.
+    scored_at: BTreeMap<u32, usize>,
 }
 
 /// Groups records by task id (sorted), dropping exact duplicates.
@@ -41,7 +43,6 @@ pub fn merge(
             source: rec.source,
             record: rec.record.for_summary(),
         };
-        let same_trial = |s: &&Sourced| s.record.trial == rec.record.trial;
         if rec.record.is_scored() {
             if rec.record.verdict.is_none() {
                 return Err(ReportError::MissingVerdict {
@@ -50,14 +51,15 @@ pub fn merge(
                     trial: rec.record.trial,
                 });
             }
-            if let Some(other) = entry.scored.iter().find(same_trial) {
+            if let Some(&other) = entry.scored_at.get(&rec.record.trial) {
                 return Err(ReportError::Duplicate {
                     task_id: rec.record.task_id.clone(),
                     trial: rec.record.trial,
-                    first: other.source.clone(),
+                    first: entry.scored[other].source.clone(),
                     second: rec.source,
                 });
             }
+            entry.scored_at.insert(rec.record.trial, entry.scored.len());
             entry.scored.push(rec);
         } else {
             entry.infra.push(rec);
