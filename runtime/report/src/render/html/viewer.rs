@@ -117,10 +117,19 @@ const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 /// page keeps them exact. A trial loaded on demand (`src` set) is embedded as its index entry
 /// only: what the filters and the list read, and where to load the rest.
 pub fn data_json(trials: &[&TrialView]) -> String {
-    let mut value = Value::Array(trials.iter().map(|t| item(t)).collect());
-    exact_integers(&mut value, false);
-    let json = serde_json::to_string(&value).expect("a JSON value always serialises");
-    script_safe_json(&json)
+    // One trial at a time: a long run's index is never a whole JSON tree in memory.
+    let mut out = String::from("[");
+    for (i, t) in trials.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let mut value = item(t);
+        exact_integers(&mut value, false);
+        let json = serde_json::to_string(&value).expect("a JSON value always serialises");
+        out.push_str(&script_safe_json(&json));
+    }
+    out.push(']');
+    out
 }
 
 /// The script at `src` (a path relative to the page) that hands a trial's whole view to the
