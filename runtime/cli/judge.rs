@@ -9,7 +9,7 @@ use clawrun_agents::llm::ModelConfig;
 use super::output::{error_line, outln};
 use super::report::{ReportFormats, write_reports};
 use crate::run::journal::{read_journal, run_journals};
-use crate::run::manifest::{resolve_suite, sibling_manifests};
+use crate::run::manifest::{RunMeta, resolve_suite, sibling_manifests};
 use crate::run::model_settings::{JudgeModelFlags, resolve_judge};
 use crate::run::rejudge::{RejudgeOptions, default_out, rejudge};
 
@@ -60,7 +60,10 @@ pub fn judge_command(args: JudgeArgs, quiet: bool) -> Result<i32> {
     let suite = match args.suite.clone() {
         Some(suite) => suite,
         None => {
-            let manifest = sibling_manifests(&args.run, "")?.into_iter().next();
+            let meta = match sibling_manifests(&args.run, "")?.into_iter().next() {
+                Some((name, doc)) => Some(RunMeta::of(&doc, &name)?),
+                None => None,
+            };
             let first_task = run_journals(&args.run)
                 .first()
                 .and_then(|j| read_journal(j).ok())
@@ -73,7 +76,7 @@ pub fn judge_command(args: JudgeArgs, quiet: bool) -> Result<i32> {
             } else {
                 resolve_suite(
                     None,
-                    manifest.as_ref().and_then(|(_, m)| m["suite"].as_str()),
+                    meta.as_ref().and_then(|m| m.suite.as_deref()),
                     &args.run,
                     &first_task,
                 )?

@@ -6,14 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Result;
-use clawrun_judge::ScoreConfig;
 use clawrun_report::Status;
 
 use super::UsageError;
 use super::output::outln;
 use super::report::load_runs;
 use crate::run::grading::{GraderChoice, Grading};
-use crate::run::manifest::sibling_manifests;
+use crate::run::manifest::{RunMeta, sibling_manifests};
 use crate::run::trial_record::{TrialContext, WorkerModels, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::Harness;
@@ -83,8 +82,8 @@ fn run_manifest(run: &Path) -> Result<serde_json::Value> {
 
 /// The web a replay uses: the run's cassette (as run.json names it, else the run folder's
 /// `web/`), replayed; off when the run had none (its web tasks ran live and cannot replay).
-fn recorded_web(meta: &serde_json::Value, run: &Path) -> WebOptions {
-    let named = meta["web"]["cassette"].as_str().map(PathBuf::from);
+fn recorded_web(meta: &RunMeta, run: &Path) -> WebOptions {
+    let named = meta.web.cassette.clone();
     let cassette = named
         .filter(|p| p.join(crate::web::cassette::INDEX).is_file())
         .or_else(|| {
@@ -107,7 +106,7 @@ fn recorded_web(meta: &serde_json::Value, run: &Path) -> WebOptions {
 /// Runs `clawrun replay`.
 pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     let (run, task_filter, trial_filter) = split_target(&args.target)?;
-    let meta = run_manifest(&run)?;
+    let meta = RunMeta::of(&run_manifest(&run)?, &run.display().to_string())?;
     let records: Vec<_> = load_runs(std::slice::from_ref(&run))?
         .into_iter()
         .filter(|r| r.status == Status::Scored)
@@ -123,24 +122,19 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     }
     let suite = crate::run::manifest::resolve_suite(
         args.suite,
-        meta["suite"].as_str(),
+        meta.suite.as_deref(),
         &run,
         &records[0].task_id,
     )?;
-    let score = ScoreConfig {
-        pass_threshold: meta["score"]["pass_threshold"].as_f64().unwrap_or(0.75),
-        completion_weight: meta["score"]["completion_weight"].as_f64().unwrap_or(0.8),
-        robustness_weight: meta["score"]["robustness_weight"].as_f64().unwrap_or(0.2),
-    };
     let mut task_ids: Vec<String> = records.iter().map(|r| r.task_id.clone()).collect();
     task_ids.dedup();
     // Re-run trials go to a scratch folder, never into the recorded run.
     let scratch = std::env::temp_dir().join(format!("clawrun-replay-{}", std::process::id()));
     let mut options = RunOptions::new(suite, AgentSpec::Replay(run.clone()), scratch);
     options.tasks = task_ids;
-    options.faults = meta["faults"].as_str().map(str::to_string);
-    options.seed = meta["seed"].as_u64().unwrap_or(0);
-    options.score = score;
+    options.faults = meta.faults.clone();
+    options.seed = meta.seed;
+    options.score = meta.score;
     options.web = recorded_web(&meta, &run);
     let plan = options.fault_plan()?;
     let web = Arc::new(Web::open(&options.web, None).map_err(|e| UsageError(e.to_string()))?);
@@ -153,12 +147,13 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         .enable_all()
         .build()?;
     // Graded as the run was: the recorded --grader and --claw-eval.
-    let choice = match meta["grader"]["choice"].as_str() {
+    let grader = meta.grader.clone().unwrap_or_default();
+    let choice = match grader.choice.as_deref() {
         Some(c) => <GraderChoice as clap::ValueEnum>::from_str(c, false)
             .map_err(|e| UsageError(format!("run.json: grader.choice: {e}")))?,
         None => GraderChoice::Auto,
     };
-    let checkout = meta["grader"]["checkout"].as_str().map(PathBuf::from);
+    let checkout = grader.checkout;
     let grading = Grading::resolve(choice, checkout.as_deref(), &options.suite)?;
     let cx = TrialContext {
         harness: &harness,

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clawrun_agents::llm::ModelConfig;
+use clawrun_judge::ScoreConfig;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::model_settings::describe_settings;
@@ -14,6 +16,57 @@ use super::preflight::SetupError;
 use super::runner::RunOptions;
 use crate::faults::FaultPlan;
 use crate::trial::TaskEnv;
+
+/// A run's manifest as its readers (`replay`, `judge`) need it: typed, with clawrun's
+/// defaults where a manifest written by an older clawrun lacks a field.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct RunMeta {
+    /// The suite, as the run was given it.
+    pub suite: Option<String>,
+    /// The run seed.
+    pub seed: u64,
+    /// `--faults` as given.
+    pub faults: Option<String>,
+    /// The score settings.
+    pub score: ScoreConfig,
+    /// `--grader` and `--claw-eval` (`None`: the default, no checkout named).
+    pub grader: Option<GraderMeta>,
+    /// How the run reached the web.
+    pub web: WebMeta,
+}
+
+/// A manifest's `grader`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct GraderMeta {
+    /// `auto`, `claw-eval`, `clawrun` or `both`.
+    pub choice: Option<String>,
+    /// The Claw-Eval checkout named.
+    pub checkout: Option<PathBuf>,
+}
+
+/// A manifest's `web`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct WebMeta {
+    /// `off`, `live`, `record` or `replay` (`None` before the web existed: off).
+    pub mode: Option<String>,
+    /// The cassette, as the run named it.
+    pub cassette: Option<PathBuf>,
+    /// The cassette's content hash when the run ended (or began, in replay).
+    pub cassette_hash: Option<String>,
+}
+
+impl RunMeta {
+    /// The typed view of manifest `doc` (read from `name`); a field of the wrong type is an
+    /// error naming it.
+    pub fn of(doc: &Value, name: &str) -> Result<RunMeta> {
+        serde_json::from_value(doc.clone()).map_err(|e| {
+            anyhow!("{name}: {e} (restore the run's manifest, or move it away to use the defaults)")
+        })
+    }
+}
 
 /// The name of this invocation's manifest in the run folder.
 pub fn manifest_name(options: &RunOptions) -> String {
@@ -248,4 +301,29 @@ pub(crate) fn record_skipped(path: &Path, skipped: &[super::runner::Skipped]) ->
         .collect();
     doc["skipped"] = Value::Array(list);
     write_manifest(path, &doc)
+}
+
+#[cfg(test)]
+mod run_meta_tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_reads_typed_with_defaults_for_what_an_older_one_lacks() {
+        let old = json!({"agent": "oracle", "seed": 7, "faults": "none", "suite": "."});
+        let meta = RunMeta::of(&old, "run.json").unwrap();
+        assert_eq!(meta.seed, 7);
+        assert_eq!(meta.score, ScoreConfig::default());
+        assert_eq!(meta.grader, None);
+        assert_eq!(meta.web.mode, None);
+        let new = json!({
+            "seed": 1, "score": {"pass_threshold": 0.9}, "grader": null,
+            "web": {"mode": "replay", "cassette": "runs/a/web", "cassette_hash": "ab"},
+        });
+        let meta = RunMeta::of(&new, "run.json").unwrap();
+        assert_eq!(meta.score.pass_threshold, 0.9);
+        assert_eq!(meta.score.completion_weight, 0.8);
+        assert_eq!(meta.web.cassette.as_deref(), Some(Path::new("runs/a/web")));
+        let err = RunMeta::of(&json!({"seed": "x"}), "runs/a/run.json").unwrap_err();
+        assert!(err.to_string().starts_with("runs/a/run.json: "), "{err}");
+    }
 }

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use super::AgentSpec;
 use super::journal::{Journal, read_journal, run_journals};
-use super::manifest::{merge_into, sibling_manifests, write_manifest};
+use super::manifest::{RunMeta, merge_into, sibling_manifests, write_manifest};
 use super::model_settings::describe_settings;
 use super::preflight::{self, Models, SetupError};
 use super::runner::{RetryReporter, interrupted, progress_bar, with_cache};
@@ -175,7 +175,7 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
         options,
         tasks: &tasks,
         judge: &judge,
-        score: score_config(&run_json),
+        score: RunMeta::of(&run_json, "run.json")?.score,
     };
 
     let work: Vec<&TrialRecord> = latest.values().collect();
@@ -488,17 +488,6 @@ fn manifest(manifests: &[(String, Value)], o: &RejudgeOptions, judge: &ModelConf
         "cache": o.cache,
     });
     doc
-}
-
-/// The run's score settings (the defaults for what the manifest does not record).
-fn score_config(manifest: &Value) -> ScoreConfig {
-    let d = ScoreConfig::default();
-    let get = |k: &str, default: f64| manifest["score"][k].as_f64().unwrap_or(default);
-    ScoreConfig {
-        completion_weight: get("completion_weight", d.completion_weight),
-        robustness_weight: get("robustness_weight", d.robustness_weight),
-        pass_threshold: get("pass_threshold", d.pass_threshold),
-    }
 }
 
 /// Copies the files of `record`'s trial folder (trace, diff) from `source` to `out`.
