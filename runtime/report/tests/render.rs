@@ -381,3 +381,19 @@ fn merged_records_keep_what_their_judgement_needs_and_drop_the_rest() {
     .unwrap();
     assert_eq!(full, again);
 }
+
+#[test]
+fn a_task_run_thousands_of_times_keeps_a_short_html_row() {
+    let recs = (0..30)
+        .map(|t| scored("T013_many", "files", Group::General, t, 0.9))
+        .collect();
+    let summary = Summary::from_records(sourced("j", recs), Some(3)).unwrap();
+    let page = render_html(&summary, &[]);
+    let row = &page[page.find("<tr data-task=\"T013_many\">").unwrap()..];
+    let row = &row[..row.find("</tr>").unwrap()];
+    assert_eq!(row.matches("class=\"chip pass\"").count(), 24, "{row}");
+    assert!(
+        row.contains("<a class=\"chip more\" href=\"#task=T013_many\">+6 more</a>"),
+        "{row}"
+    );
+}

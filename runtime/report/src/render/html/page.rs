@@ -318,7 +318,7 @@ fn task_row(t: &TaskSummary, priced: bool) -> String {
         out.push_str(&format!("<td data-v=\"{v}\">{shown}</td>"));
     }
     out.push_str("<td class=\"chips\">");
-    for s in &t.trials {
+    for s in t.trials.iter().take(crate::render::rows::CHIPS) {
         let (class, shown, title) = match s.judgement {
             Judgement::Unjudged => (
                 "unj",
@@ -343,6 +343,14 @@ fn task_row(t: &TaskSummary, priced: bool) -> String {
             s.trial,
             if title.is_empty() { "" } else { ": " },
             title
+        ));
+    }
+    if t.trials.len() > crate::render::rows::CHIPS {
+        // The rest are in the trial viewer, filtered to this task.
+        out.push_str(&format!(
+            "<a class=\"chip more\" href=\"#task={}\">+{} more</a>",
+            esc(&t.task_id),
+            t.trials.len() - crate::render::rows::CHIPS
         ));
     }
     out.push_str("</td></tr>\n");

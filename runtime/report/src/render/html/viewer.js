@@ -472,6 +472,13 @@
     f[k].addEventListener(k === "search" ? "input" : "change", apply);
   });
   window.addEventListener("hashchange", function () {
+    var h = hashParams();
+    if (h.task && f.task && !h.trial) {
+      f.task.value = h.task;
+      apply();
+      var trialsSection = byId("trials");
+      if (trialsSection) trialsSection.scrollIntoView();
+    }
     var i = fromHash();
     if (i >= 0) {
       show(i);
