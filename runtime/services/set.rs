@@ -156,13 +156,6 @@ impl ServiceSet {
         }
     }
 
-    /// The names of the services that reach the web.
-    pub fn web_services(&self) -> impl Iterator<Item = &str> {
-        self.services()
-            .filter(|s| builtin::needs_web(s.kind()))
-            .map(Service::name)
-    }
-
     /// The instance names, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.services.iter().map(|s| s.name())

@@ -78,11 +78,6 @@ impl Guard {
         Guard { allowed }
     }
 
-    /// The entries.
-    pub fn allowed(&self) -> &[AllowedHost] {
-        &self.allowed
-    }
-
     /// Whether `host` is named by any entry (whatever its port).
     pub fn names(&self, host: &str) -> bool {
         let host = host.to_ascii_lowercase();

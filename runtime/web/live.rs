@@ -128,11 +128,6 @@ impl LiveWeb {
         })
     }
 
-    /// The guard.
-    pub fn guard(&self) -> &Guard {
-        &self.guard
-    }
-
     /// Sends `request` (a fetch with time limit `timeout`) and returns what the web did, and
     /// the latency in milliseconds. Callable from any thread, inside an async context or not.
     pub fn get(&self, request: &WebRequest, timeout: Duration) -> Result<(Fetched, u64), WebError> {

@@ -237,11 +237,6 @@ impl WebSession {
         &self.web
     }
 
-    /// The trial's seed.
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
-
     /// A number in [0, 1) for draw `draw` of purpose `purpose`, a pure function of the trial's
     /// seed: what replaces upstream's unseeded `random.random()`.
     pub fn uniform(&self, purpose: &str, draw: u64) -> f64 {
