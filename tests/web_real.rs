@@ -466,6 +466,28 @@ fn live_fetches_of_loopback_addresses_are_refused_unless_allowed() {
     let suite = suite(tmp.path(), server.port(), closed_port());
     let run = tmp.path().join("live");
     let search = format!("{}/search", server.base());
+    // Without the search API's key, the run says so before it starts.
+    let keyless = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args([
+            "run",
+            "web_local",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--agent",
+            "oracle",
+        ])
+        .args([
+            "--faults", "none", "--report", "none", "--web", "live", "--out",
+        ])
+        .arg(tmp.path().join("keyless"))
+        .env_remove("SERP_DEV_KEY")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&keyless.stderr).contains("SERP_DEV_KEY is not set"),
+        "{}",
+        String::from_utf8_lossy(&keyless.stderr)
+    );
     ok(&clawrun(&[
         "run",
         "web_research",

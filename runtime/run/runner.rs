@@ -23,7 +23,7 @@ use super::status::TaskStatus;
 use super::trial_record::{TrialContext, WorkerModels, run_and_record};
 use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
 use crate::trial::{Harness, TaskEnv};
-use crate::web::{Web, WebOptions};
+use crate::web::{Web, WebMode, WebOptions};
 
 /// Everything `clawrun run` was asked to do.
 pub struct RunOptions {
@@ -355,6 +355,12 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         Web::open(&options.web, Some(&options.out.join("web")))
             .map_err(|e| SetupError::Usage(e.to_string()))?,
     );
+    if matches!(web.mode(), WebMode::Live | WebMode::Record) && options.web.search.key.is_none() {
+        eprintln!(
+            "clawrun: note: SERP_DEV_KEY is not set: web searches answer 503 naming it (page \
+             fetches work)"
+        );
+    }
     let tasks: Vec<TaskEnv> = tasks
         .into_iter()
         .map(|t| t.with_web(Arc::clone(&web)))
