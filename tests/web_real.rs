@@ -457,6 +457,36 @@ fn a_web_task_recorded_live_replays_byte_identically_with_the_servers_gone() {
             && miss[1].1.contains("/unrecorded-too"),
         "{miss:?}"
     );
+
+    // A damaged cassette is named without its host path (the trace stays free of them).
+    for body in files_under(&cassette.join("bodies")) {
+        std::fs::write(body, "tampered").unwrap();
+    }
+    let r4 = tmp.path().join("r4");
+    ok(&clawrun(&[
+        "run",
+        "web_research",
+        "--suite",
+        s,
+        "--agent",
+        "oracle",
+        "--report",
+        "none",
+        "--out",
+        r4.to_str().unwrap(),
+        "--web-cassette",
+        cassette.to_str().unwrap(),
+    ]));
+    let damaged = results(&trace(&r4, "web_research", 0));
+    assert!(
+        damaged[0].1.contains("the run's web cassette is damaged"),
+        "{damaged:?}"
+    );
+    let tmp_path = tmp.path().display().to_string();
+    assert!(
+        !String::from_utf8_lossy(&trace(&r4, "web_research", 0)).contains(&tmp_path),
+        "a host path reached the trace"
+    );
 }
 
 #[test]

@@ -78,7 +78,7 @@ impl GuestRouter {
             Ok(Fetched::Failed(_)) | Err(WebError::Off) => Err(GuestHttpError::DestinationNotFound),
             // A replay without the page, or a broken cassette: an answer naming why, so the
             // command's output says it.
-            Err(e) => Ok(refusal(502, &e.to_string())),
+            Err(e) => Ok(refusal(502, &e.for_trial())),
         }
     }
 }

@@ -193,11 +193,6 @@ impl Web {
             WebMode::Off => Err(WebError::Off),
             WebMode::Replay => Err(WebError::Miss {
                 request: request.describe(),
-                cassette: self
-                    .cassette
-                    .as_ref()
-                    .map(|c| c.dir().display().to_string())
-                    .unwrap_or_default(),
             }),
             WebMode::Live | WebMode::Record => {
                 let live = self.live.as_ref().ok_or(WebError::Off)?;

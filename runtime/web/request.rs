@@ -110,15 +110,14 @@ pub enum WebError {
         "the web is off in this run (--web off): use --web live or --web record, or --web-cassette DIR to replay"
     )]
     Off,
-    /// Replay found no recording of the request.
+    /// Replay found no recording of the request. (The message names no host path: it goes
+    /// into the trace.)
     #[error(
-        "web replay: the cassette {cassette} has no recording of {request}; record it with --web record"
+        "web replay: the run's cassette has no recording of {request}; record it with --web record"
     )]
     Miss {
         /// The request, described.
         request: String,
-        /// The cassette folder.
-        cassette: String,
     },
     /// The cassette could not be read or written.
     #[error("web cassette: {0}")]
@@ -126,6 +125,20 @@ pub enum WebError {
     /// The live layer is not configured for this request (no search API key).
     #[error("{0}")]
     NotConfigured(String),
+}
+
+impl WebError {
+    /// The message for the trial (its tool result, hence its trace): a damaged cassette is
+    /// logged with its host path and named without it.
+    pub fn for_trial(&self) -> String {
+        match self {
+            WebError::Cassette(detail) => {
+                tracing::error!("web cassette: {detail}");
+                "the run's web cassette is damaged (clawrun's log names the file)".into()
+            }
+            other => other.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

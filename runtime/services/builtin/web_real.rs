@@ -241,7 +241,7 @@ fn search(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     let request = WebRequest::search(query, max_results.min(10));
     let answer = match web.web().get(&request, crate::web::live::SEARCH_TIMEOUT) {
         Ok(a) => a,
-        Err(e) => return unavailable(&e.to_string()),
+        Err(e) => return unavailable(&e.for_trial()),
     };
     let mut results: Vec<Json> = match answer {
         Fetched::Response(r) if r.status == 200 => organic_results(&r.body),
@@ -329,7 +329,7 @@ fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     let page = match web.web().get(&request, Duration::from_secs(seconds)) {
         Ok(Fetched::Response(page)) => page,
         Ok(Fetched::Failed(why)) => return failed(&why),
-        Err(e) => return unavailable(&e.to_string()),
+        Err(e) => return unavailable(&e.for_trial()),
     };
     if page.status >= 400 {
         return Outcome::ok(obj! {
