@@ -23,6 +23,9 @@ pub struct GuestRouter {
     router: Router,
     clock: VirtualClock,
     web: Option<WebSession>,
+    /// Whether `/<service>/audit` and `/<service>/reset` answer (the harness's endpoints: the
+    /// judge phase's commands, never the agent).
+    harness: bool,
 }
 
 impl GuestRouter {
@@ -33,7 +36,15 @@ impl GuestRouter {
             router,
             clock,
             web: None,
+            harness: true,
         }
+    }
+
+    /// Refuses the harness's endpoints (`/<service>/audit`, `/<service>/reset`): an agent
+    /// must not empty the audit its gates read, nor read what the judge will see.
+    pub fn for_agent(mut self) -> Self {
+        self.harness = false;
+        self
     }
 
     /// Also answers other `GET` and `HEAD` requests from `web` (unless its mode is off).
@@ -83,7 +94,8 @@ impl GuestRouter {
     }
 }
 
-/// A plain-text answer from clawrun itself (marked `x-clawrun-web: refused`).
+/// A plain-text answer from clawrun itself (marked `x-clawrun-web: refused`): a refused
+/// method or harness endpoint, a replay miss.
 fn refusal(status: u16, why: &str) -> GuestResponse {
     let body = format!("{why}\n").into_bytes();
     GuestResponse {
@@ -106,13 +118,32 @@ impl HttpRouter for GuestRouter {
         let Ok(target) = self.router.resolve(&url) else {
             return self.ask_web(request, &url);
         };
+        let mut services = self.services.lock().unwrap_or_else(|p| p.into_inner());
+        if !self.harness
+            && let Some(service) = services.get(&target.service)
+        {
+            let prefix = service.def().path_prefix();
+            let path = target
+                .path
+                .split_once('?')
+                .map_or(&*target.path, |(p, _)| p);
+            let path = path.trim_end_matches('/');
+            if path == format!("/{prefix}/audit") || path == format!("/{prefix}/reset") {
+                return Ok(refusal(
+                    403,
+                    &format!(
+                        "{path} is not reachable from the sandbox: only the harness resets \
+                         services and reads their audits"
+                    ),
+                ));
+            }
+        }
         let mut req = ServiceRequest::new(Method::parse(&request.method), target.path);
         for (name, value) in &request.headers {
             req.headers.insert(name, value.clone());
         }
         req.body.clone_from(&request.body);
         let now = Timestamp::from_duration(self.clock.wall());
-        let mut services = self.services.lock().unwrap_or_else(|p| p.into_inner());
         let resp = services
             .route(&target.service, &req, now)
             .ok_or(GuestHttpError::DestinationNotFound)?;

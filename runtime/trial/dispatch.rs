@@ -53,7 +53,7 @@ pub fn call_tool(
         let before = env.vfs.root_hash();
         let vfs = std::mem::take(&mut env.vfs);
         let mut tool_env = env.tool_env();
-        let lent = network::lend(task, env, true);
+        let lent = network::lend(task, env, network::Borrower::Agent);
         tool_env.network = lent.as_ref().map(|l| l.network.clone());
         let outcome = harness.sandbox().and_then(|sandbox| {
             harness.toolbox.call(

@@ -1,6 +1,6 @@
 //! What a trial's guests reach over wasi:http (`curl` in the Bash tool, the judge phase's
-//! commands): the trial's services, through the plan's `http:` faults when asked, and the
-//! trial's web. The services leave the trial for the length of the call and come back after
+//! commands): the trial's services — for the agent through the plan's `http:` faults and
+//! without the harness's audit and reset endpoints — and the trial's web. The services leave the trial for the length of the call and come back after
 //! it, with whatever the guest did to them.
 
 use std::sync::{Arc, Mutex};
@@ -18,9 +18,19 @@ pub struct Lent {
     pub network: GuestNetwork,
 }
 
-/// Lends `env`'s services to a guest (with the trial's `http:` faults when `faulted`); `None`
-/// when the trial has neither services nor a web, so the guest gets no network at all.
-pub fn lend(task: &TaskEnv, env: &mut TrialEnv, faulted: bool) -> Option<Lent> {
+/// Who the guest runs for: the agent (its tool calls get the trial's `http:` faults and no
+/// harness endpoints) or the judge phase (its commands get neither faults nor refusals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Borrower {
+    /// A tool call of the agent.
+    Agent,
+    /// A judge-phase command of the task.
+    Judge,
+}
+
+/// Lends `env`'s services to a guest running for `borrower`; `None` when the trial has
+/// neither services nor a web, so the guest gets no network at all.
+pub fn lend(task: &TaskEnv, env: &mut TrialEnv, borrower: Borrower) -> Option<Lent> {
     if env.services.names().next().is_none() && env.web.web().mode() == WebMode::Off {
         return None;
     }
@@ -29,12 +39,12 @@ pub fn lend(task: &TaskEnv, env: &mut TrialEnv, faulted: bool) -> Option<Lent> {
     let router = task.router.clone();
     let clock = env.clock.clone();
     let web = env.web.clone();
-    let faults = faulted.then(|| env.faults.clone());
+    let agent = borrower == Borrower::Agent;
+    let faults = agent.then(|| env.faults.clone());
     let network = GuestNetwork::new(move || {
-        let inner: Box<dyn HttpRouter> = Box::new(
-            GuestRouter::new(Arc::clone(&shared), router.clone(), clock.clone())
-                .with_web(web.clone()),
-        );
+        let guest = GuestRouter::new(Arc::clone(&shared), router.clone(), clock.clone())
+            .with_web(web.clone());
+        let inner: Box<dyn HttpRouter> = Box::new(if agent { guest.for_agent() } else { guest });
         match &faults {
             Some(f) => Box::new(FaultyRouter::new(inner, f.clone())),
             None => inner,

@@ -65,7 +65,7 @@ pub fn judge_phase(
     // commands, which may reach the services too).
     let all = env.services.audits();
     // Judge commands run without faults, from /workspace, each with fresh shell state.
-    let lent = network::lend(task, env, false);
+    let lent = network::lend(task, env, network::Borrower::Judge);
     let tool_env = ToolEnv {
         seed: env.seed,
         clock: env.clock.clone(),
