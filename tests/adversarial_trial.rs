@@ -493,3 +493,35 @@ answer: done
         "tool endpoints stay reachable: {bash}"
     );
 }
+
+#[test]
+fn curl_to_a_service_meets_the_same_faults_as_its_tool() {
+    // Calling a service from Bash instead of through its tool must not dodge the fault plan
+    // (robustness is scored on recovering from injected faults).
+    let script = r#"steps:
+  - call: Bash
+    args: {command: "for i in 1 2 3 4 5 6; do curl -s -o /dev/null -w '%{http_code} ' -X POST -H 'content-type: application/json' -d '{\"date\": \"2026-03-02\"}' http://localhost:9101/calendar/events; done"}
+answer: done
+"#;
+    let (_, events) = run_script(&repo(), "T004_calendar_scheduling", script, |o| {
+        o.faults = Some("claw-eval:1.0".into());
+    });
+    let service_faults = events
+        .iter()
+        .filter(|e| {
+            matches!(&e.kind, EventKind::Fault { point, .. } if point == "service:calendar/events")
+        })
+        .count();
+    let points: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Fault { point, .. } => Some(point.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        service_faults >= 1,
+        "{:?} {points:?}",
+        tool_outputs(&events)
+    );
+}

@@ -8,10 +8,12 @@ use std::sync::{Arc, Mutex};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::http::{GuestHttpError, GuestRequest, GuestResponse, HttpRouter};
 
+use super::faulted::{Routed, route_with_faults};
 use super::http::{Method, ServiceRequest};
 use super::router::Router;
 use super::set::ServiceSet;
 use super::time::Timestamp;
+use crate::faults::SharedInjector;
 use crate::web::{Fetched, WebError, WebMode, WebRequest, WebSession};
 
 /// A trial's services shared between the host (tool dispatch, judge) and its guests.
@@ -26,6 +28,8 @@ pub struct GuestRouter {
     /// Whether `/<service>/audit` and `/<service>/reset` answer (the harness's endpoints: the
     /// judge phase's commands, never the agent).
     harness: bool,
+    /// The trial's faults, asked at each service call's `service:` point as for its tool.
+    faults: Option<SharedInjector>,
 }
 
 impl GuestRouter {
@@ -37,7 +41,15 @@ impl GuestRouter {
             clock,
             web: None,
             harness: true,
+            faults: None,
         }
+    }
+
+    /// Asks `faults` at every service call's `service:<name><path>` point, as a call through
+    /// the service's tool is asked: calling a service from Bash does not dodge the plan.
+    pub fn with_faults(mut self, faults: SharedInjector) -> Self {
+        self.faults = Some(faults);
+        self
     }
 
     /// Refuses the harness's endpoints (`/<service>/audit`, `/<service>/reset`): an agent
@@ -144,9 +156,18 @@ impl HttpRouter for GuestRouter {
         }
         req.body.clone_from(&request.body);
         let now = Timestamp::from_duration(self.clock.wall());
-        let resp = services
-            .route(&target.service, &req, now)
-            .ok_or(GuestHttpError::DestinationNotFound)?;
+        let resp = match route_with_faults(
+            &mut services,
+            self.faults.as_ref(),
+            &target.service,
+            &req,
+            now,
+        ) {
+            Routed::Response(resp) => resp,
+            Routed::ConnectionReset => return Err(GuestHttpError::ConnectionReset),
+            Routed::Timeout => return Err(GuestHttpError::Timeout),
+            Routed::NoSuchService => return Err(GuestHttpError::DestinationNotFound),
+        };
         let body = resp.body_bytes();
         let mut headers: Vec<(String, String)> = resp
             .headers

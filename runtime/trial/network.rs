@@ -18,8 +18,9 @@ pub struct Lent {
     pub network: GuestNetwork,
 }
 
-/// Who the guest runs for: the agent (its tool calls get the trial's `http:` faults and no
-/// harness endpoints) or the judge phase (its commands get neither faults nor refusals).
+/// Who the guest runs for: the agent (its requests meet the trial's faults — at `http:`
+/// points, and at a service's `service:` points as its tools do — and no harness endpoints)
+/// or the judge phase (its commands get neither faults nor refusals).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Borrower {
     /// A tool call of the agent.
@@ -39,12 +40,14 @@ pub fn lend(task: &TaskEnv, env: &mut TrialEnv, borrower: Borrower) -> Option<Le
     let router = task.router.clone();
     let clock = env.clock.clone();
     let web = env.web.clone();
-    let agent = borrower == Borrower::Agent;
-    let faults = agent.then(|| env.faults.clone());
+    let faults = (borrower == Borrower::Agent).then(|| env.faults.clone());
     let network = GuestNetwork::new(move || {
         let guest = GuestRouter::new(Arc::clone(&shared), router.clone(), clock.clone())
             .with_web(web.clone());
-        let inner: Box<dyn HttpRouter> = Box::new(if agent { guest.for_agent() } else { guest });
+        let inner: Box<dyn HttpRouter> = Box::new(match &faults {
+            Some(f) => guest.for_agent().with_faults(f.clone()),
+            None => guest,
+        });
         match &faults {
             Some(f) => Box::new(FaultyRouter::new(inner, f.clone())),
             None => inner,
