@@ -25,10 +25,30 @@ pub fn field_text(field: TextField, ev: &Evidence) -> (&'static str, String) {
     }
 }
 
+/// `s` lower-cased exactly as [`str::to_lowercase`] does, ASCII words without the per-character
+/// Unicode tables (the final-sigma rule looks no further than the next whitespace, so words
+/// can be lower-cased one at a time).
+pub fn lowercase(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_inclusive(|c: char| c.is_ascii_whitespace()) {
+        if word.is_ascii() {
+            out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            out.push_str(&word.to_lowercase());
+        }
+    }
+    out
+}
+
 /// Text folded for keyword matching: lower-cased, markdown emphasis and code marks (`*`, `` ` ``,
 /// `~~`) removed, whitespace runs collapsed to one space.
 pub fn fold(s: &str) -> String {
-    let lower = s.to_lowercase().replace("~~", "");
+    fold_lowered(&lowercase(s))
+}
+
+/// [`fold`] of a text already lower-cased.
+fn fold_lowered(lower: &str) -> String {
+    let lower = lower.replace("~~", "");
     let mut out = String::with_capacity(lower.len());
     let mut space = false;
     for c in lower.chars() {
@@ -52,26 +72,32 @@ pub fn fold(s: &str) -> String {
 pub struct Haystack {
     /// The text lower-cased.
     lower: String,
-    /// The text [`fold`]ed.
-    folded: String,
+    /// The text [`fold`]ed, made on the first look-up the lower-cased text does not answer.
+    folded: std::cell::OnceCell<String>,
 }
 
 impl Haystack {
     /// Prepares `text`.
     pub fn new(text: &str) -> Self {
         Haystack {
-            lower: text.to_lowercase(),
-            folded: fold(text),
+            lower: lowercase(text),
+            folded: std::cell::OnceCell::new(),
         }
     }
 
     /// Whether `needle` occurs, case-insensitively, in the text as written or once both are
     /// [`fold`]ed (so `**Needs** reply` contains `needs reply`). An empty needle never matches.
     pub fn contains(&self, needle: &str) -> bool {
-        let lower = needle.to_lowercase();
-        let folded = fold(needle);
-        (!lower.trim().is_empty() && self.lower.contains(&lower))
-            || (!folded.is_empty() && self.folded.contains(&folded))
+        let lower = lowercase(needle);
+        if !lower.trim().is_empty() && self.lower.contains(&lower) {
+            return true;
+        }
+        let folded = fold_lowered(&lower);
+        !folded.is_empty()
+            && self
+                .folded
+                .get_or_init(|| fold_lowered(&self.lower))
+                .contains(&folded)
     }
 }
 

@@ -4,8 +4,9 @@
 mod common;
 
 use clawrun_judge::checks::text::keyword_groups;
-use clawrun_judge::text::{Haystack, fold};
+use clawrun_judge::text::{Haystack, fold, lowercase};
 use common::*;
+use proptest::prelude::*;
 
 fn kw_task(keywords: &str, field: &str) -> clawrun_task::Task {
     rubric_task(&format!(
@@ -162,4 +163,19 @@ fn keywords_absent_fails_on_any_forbidden_phrase_and_masks_it() {
     assert_eq!(i.passed, Some(false));
     assert!(i.evidence.contains("Sup3rS..."), "{}", i.evidence);
     assert!(!i.evidence.contains("Sup3rS3cr3t"), "{}", i.evidence);
+}
+
+proptest! {
+    /// The word-at-a-time lower-casing is `str::to_lowercase`, final sigma and all.
+    #[test]
+    fn lowercase_is_str_to_lowercase(s in "(ΣΑΣ|Σ|σ|İ|ẞ|Ǆ|[a-zA-Z]|[ \t\n.,'*~`-]|\\PC){0,40}") {
+        prop_assert_eq!(lowercase(&s), s.to_lowercase());
+    }
+}
+
+#[test]
+fn lowercase_keeps_final_sigma_across_ascii_neighbours() {
+    for s in ["ΟΔΟΣ road", "ΟΔΟΣ.", "aΣ b", "Σa", "x ΣΣ\tΣ y", "ΌΣΟΣ—ΟΣ"] {
+        assert_eq!(lowercase(s), s.to_lowercase(), "{s}");
+    }
 }
