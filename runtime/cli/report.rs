@@ -150,7 +150,7 @@ pub fn latest_records(
         for path in journals(run)? {
             let file = std::fs::File::open(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            let mut latest: BTreeMap<(String, u32), usize> = BTreeMap::new();
+            let mut latest: BTreeMap<String, BTreeMap<u32, usize>> = BTreeMap::new();
             for (i, line) in BufReader::new(file).lines().enumerate() {
                 let line = line.with_context(|| format!("reading {}", path.display()))?;
                 if line.trim().is_empty() {
@@ -159,9 +159,14 @@ pub fn latest_records(
                 let key: Key = serde_json::from_str(&line).map_err(|e| {
                     anyhow!("{}:{}: not a journal record: {e}", path.display(), i + 1)
                 })?;
-                latest.insert((key.task_id, key.trial), i + 1);
+                let trials = match latest.get_mut(&key.task_id) {
+                    Some(trials) => trials,
+                    None => latest.entry(key.task_id).or_default(),
+                };
+                trials.insert(key.trial, i + 1);
             }
-            let keep: BTreeSet<usize> = latest.into_values().collect();
+            let keep: BTreeSet<usize> =
+                latest.into_values().flat_map(|t| t.into_values()).collect();
             plan.push((run.clone(), path, keep));
         }
     }

@@ -30,16 +30,36 @@ pub struct Journal {
     since: Instant,
 }
 
-/// Reads every complete record of the journal at `path` (none if it does not exist); returns
-/// them with the byte length of the complete lines.
-pub fn read_journal(path: &Path) -> Result<(Vec<TrialRecord>, u64)> {
+/// What the run itself reads of a journal line: the trial, its status and what `--resume`
+/// checks. The rest of a record is skipped when parsed.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct RecordHead {
+    /// The task.
+    pub task_id: String,
+    /// The trial index.
+    pub trial: u32,
+    /// Its status.
+    pub status: Status,
+    /// The agent that ran it.
+    pub agent: String,
+    /// Its trial seed.
+    pub seed: u64,
+    /// The task's hash when it ran.
+    pub task_hash: String,
+    /// Its trace, relative to the run folder.
+    pub trace: String,
+}
+
+/// Reads the complete lines of the journal at `path` one at a time (none if it does not
+/// exist), giving each line's number (from 1) and its text to `each`; returns the byte length
+/// of the complete lines. A torn last line (no newline) is left out.
+fn scan_lines(path: &Path, mut each: impl FnMut(usize, &str) -> Result<()>) -> Result<u64> {
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
     let mut reader = BufReader::new(file);
-    let mut records = Vec::new();
     let mut good = 0u64;
     let mut line = String::new();
     let mut number = 0;
@@ -52,51 +72,65 @@ pub fn read_journal(path: &Path) -> Result<(Vec<TrialRecord>, u64)> {
             break;
         }
         number += 1;
-        let record: TrialRecord = serde_json::from_str(line.trim_end()).with_context(|| {
-            format!(
-                "{}:{number}: not a trial record (the journal is damaged; move the line away and run again with --resume)",
-                path.display()
-            )
-        })?;
-        records.push(record);
+        each(number, line.trim_end())?;
         good += n as u64;
     }
+    Ok(good)
+}
+
+/// `line` (number `number` of the journal at `path`) parsed as `T`, or an error saying the
+/// journal is damaged and what to do.
+fn parse_line<T: serde::de::DeserializeOwned>(path: &Path, number: usize, line: &str) -> Result<T> {
+    serde_json::from_str(line).with_context(|| {
+        format!(
+            "{}:{number}: not a trial record (the journal is damaged; move the line away and run again with --resume)",
+            path.display()
+        )
+    })
+}
+
+/// Reads every complete record of the journal at `path` (none if it does not exist); returns
+/// them with the byte length of the complete lines.
+pub fn read_journal(path: &Path) -> Result<(Vec<TrialRecord>, u64)> {
+    let mut records = Vec::new();
+    let good = scan_lines(path, |number, line| {
+        records.push(parse_line(path, number, line)?);
+        Ok(())
+    })?;
     Ok((records, good))
 }
 
+/// The [`RecordHead`] of every complete line of the journal at `path`, one at a time, with
+/// its line number (from 1); returns the byte length of the complete lines. Memory does not
+/// grow with the journal.
+pub fn scan_heads(path: &Path, mut each: impl FnMut(usize, RecordHead)) -> Result<u64> {
+    scan_lines(path, |number, line| {
+        each(number, parse_line(path, number, line)?);
+        Ok(())
+    })
+}
+
 /// The latest status of each trial in the journal at `path` (a later record of a trial
-/// supersedes), read one line at a time: memory grows with the number of trials, not with
-/// the size of their records.
-pub fn latest_statuses(path: &Path) -> Result<BTreeMap<(String, u32), Status>> {
-    /// The part of a record that names its trial and status.
-    #[derive(serde::Deserialize)]
-    struct Head {
-        task_id: String,
-        trial: u32,
-        status: Status,
-    }
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
-    let mut out = BTreeMap::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("reading {}", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let head: Head = serde_json::from_str(&line)
-            .with_context(|| format!("{}:{}: not a trial record", path.display(), i + 1))?;
-        out.insert((head.task_id, head.trial), head.status);
-    }
+/// supersedes), by task and trial, read one line at a time.
+pub fn latest_statuses(path: &Path) -> Result<BTreeMap<String, BTreeMap<u32, Status>>> {
+    let mut out: BTreeMap<String, BTreeMap<u32, Status>> = BTreeMap::new();
+    scan_heads(path, |_, head| {
+        match out.get_mut(&head.task_id) {
+            Some(trials) => trials.insert(head.trial, head.status),
+            None => out
+                .entry(head.task_id)
+                .or_default()
+                .insert(head.trial, head.status),
+        };
+    })?;
     Ok(out)
 }
 
 impl Journal {
-    /// Opens (creating) the journal at `path` for appending, cutting a torn last line.
-    pub fn open(path: &Path) -> Result<(Journal, Vec<TrialRecord>)> {
-        let (records, good) = read_journal(path)?;
+    /// Opens (creating) the journal at `path` for appending, cutting a torn last line (every
+    /// complete line must be a record).
+    pub fn open(path: &Path) -> Result<Journal> {
+        let good = scan_heads(path, |_, _| {})?;
         let mut file = OpenOptions::new()
             .create(true)
             .read(true)
@@ -106,15 +140,12 @@ impl Journal {
             .with_context(|| format!("opening {}", path.display()))?;
         file.set_len(good)?;
         file.seek(SeekFrom::End(0))?;
-        Ok((
-            Journal {
-                file,
-                path: path.to_path_buf(),
-                unsynced: 0,
-                since: Instant::now(),
-            },
-            records,
-        ))
+        Ok(Journal {
+            file,
+            path: path.to_path_buf(),
+            unsynced: 0,
+            since: Instant::now(),
+        })
     }
 
     /// Appends `record` as one line; syncs when the group is full or old enough.
@@ -204,7 +235,8 @@ mod tests {
         .unwrap();
         let whole = whole.trim_end();
         std::fs::write(&path, format!("{whole}\n{}", &whole[..whole.len() / 2])).unwrap();
-        let (mut journal, records) = Journal::open(&path).unwrap();
+        let mut journal = Journal::open(&path).unwrap();
+        let (records, _) = read_journal(&path).unwrap();
         assert_eq!(records.len(), 1);
         journal.append(&records[0]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -221,7 +253,7 @@ mod tests {
         ))
         .unwrap();
         let record: TrialRecord = serde_json::from_str(line.trim_end()).unwrap();
-        let (mut journal, _) = Journal::open(&path).unwrap();
+        let mut journal = Journal::open(&path).unwrap();
         for _ in 0..SYNC_EVERY - 1 {
             journal.append(&record).unwrap();
         }

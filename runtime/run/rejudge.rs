@@ -170,7 +170,7 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
     prepare_out(options)?;
     let run_json = manifest(&manifests, options, &judge_config);
     write_manifest(&options.out.join("run.json"), &run_json)?;
-    let (mut journal, _) = Journal::open(&options.out.join("journal.jsonl"))?;
+    let mut journal = Journal::open(&options.out.join("journal.jsonl"))?;
     let shared = Shared {
         options,
         tasks: &tasks,

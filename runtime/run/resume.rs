@@ -24,10 +24,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::Result;
-use clawrun_report::{Status, TrialRecord};
+use clawrun_report::Status;
 use serde_json::{Map, Value, json};
 
-use super::journal::read_journal;
+use super::journal::{RecordHead, scan_heads};
 use super::manifest::{
     at, manifest, manifest_name, merge_into, read_manifest, sibling_manifests, write_manifest,
 };
@@ -130,18 +130,19 @@ pub fn prepare(
         compare(&other, &current, &name, true, &mut mismatches, &mut notes);
     }
 
-    let (records, _) = if options.resume {
-        read_journal(journal_path)?
-    } else {
-        (Vec::new(), 0)
-    };
+    // The latest record of each trial with its journal line (from 1), read one line at a time.
+    let mut latest: BTreeMap<(String, u32), (usize, RecordHead)> = BTreeMap::new();
+    if options.resume {
+        scan_heads(journal_path, |line, head| {
+            latest.insert((head.task_id.clone(), head.trial), (line, head));
+        })?;
+    }
     let journal_name = file_name(journal_path);
-    if options.resume && recorded.is_none() && !records.is_empty() {
+    if options.resume && recorded.is_none() && !latest.is_empty() {
         notes.push(format!(
             "{own_name} is missing: checking the configuration against the records of {journal_name} only"
         ));
     }
-    let latest = latest_with_lines(records);
     let accepted = recorded.as_ref().and_then(|r| r.get("tasks"));
     check_records(
         options,
@@ -437,7 +438,7 @@ fn task_changed(id: &str, source: &str, old: &str, new: &str) -> Mismatch {
 fn check_records(
     options: &RunOptions,
     tasks: &[TaskEnv],
-    latest: &BTreeMap<(String, u32), (usize, TrialRecord)>,
+    latest: &BTreeMap<(String, u32), (usize, RecordHead)>,
     journal: &str,
     accepted: Option<&Value>,
     out: &mut Vec<Mismatch>,
@@ -493,15 +494,6 @@ fn describe(m: &Mismatch) -> String {
         "{}: the run used {} ({}), this invocation {} (hint: {})",
         m.field, m.recorded, m.source, m.given, m.hint
     )
-}
-
-/// The latest record per (task, trial) with its journal line (from 1).
-fn latest_with_lines(records: Vec<TrialRecord>) -> BTreeMap<(String, u32), (usize, TrialRecord)> {
-    let mut out = BTreeMap::new();
-    for (i, r) in records.into_iter().enumerate() {
-        out.insert((r.task_id.clone(), r.trial), (i + 1, r));
-    }
-    out
 }
 
 /// A value for people: `none` for null, strings bare.

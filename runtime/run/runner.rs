@@ -370,7 +370,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let manifest_path = options.out.join(manifest_name(options));
     super::manifest::record_skipped(&manifest_path, &skipped)?;
     super::manifest::record_cassette(&manifest_path, &web)?;
-    let (journal, _) = Journal::open(&journal_path)?;
+    let journal = Journal::open(&journal_path)?;
     let mut timings = super::timings::TimingsFile::open(&options.out, options.shard)?;
     let session_start = std::time::Instant::now();
     let session_started = std::time::SystemTime::now();
@@ -546,12 +546,10 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         ));
     }
     let statuses = super::journal::latest_statuses(&journal_path)?;
+    let statuses = || statuses.values().flat_map(|trials| trials.values());
     Ok(RunResult {
-        trials: statuses.len(),
-        infra_errors: statuses
-            .values()
-            .filter(|s| **s == Status::InfraError)
-            .count(),
+        trials: statuses().count(),
+        infra_errors: statuses().filter(|s| **s == Status::InfraError).count(),
         journal: journal_path,
         ran,
         interrupted: interrupted(),

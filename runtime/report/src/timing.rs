@@ -4,7 +4,7 @@
 //! runs); only the report's totals read it.
 
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 
 use serde::{Deserialize, Serialize};
 
@@ -45,8 +45,8 @@ impl TimingLine {
 /// The wall times of one or more run folders.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timings {
-    /// Per (task, trial): milliseconds summed over its attempts.
-    pub trials: BTreeMap<(String, u32), u64>,
+    /// Per task and trial: milliseconds summed over its attempts.
+    pub trials: BTreeMap<String, BTreeMap<u32, u64>>,
     /// Milliseconds summed over the sessions.
     pub session_ms: u64,
     /// Sessions seen.
@@ -56,19 +56,22 @@ pub struct Timings {
 }
 
 impl Timings {
-    /// Adds the lines of one timings file; `name` labels errors (`name:line`). A torn last
-    /// line (no newline: the run was killed mid-write) is ignored.
-    pub fn read(&mut self, mut input: impl Read, name: &str) -> Result<(), ReportError> {
-        let mut text = String::new();
-        input
-            .read_to_string(&mut text)
-            .map_err(|e| ReportError::Read {
+    /// Adds the lines of one timings file, read one at a time; `name` labels errors
+    /// (`name:line`). A torn last line (no newline: the run was killed mid-write) is ignored.
+    pub fn read(&mut self, input: impl Read, name: &str) -> Result<(), ReportError> {
+        let mut input = BufReader::new(input);
+        let mut line = String::new();
+        for i in 0.. {
+            line.clear();
+            input.read_line(&mut line).map_err(|e| ReportError::Read {
                 source_name: name.to_string(),
                 message: e.to_string(),
             })?;
-        let complete = text.rfind('\n').map_or("", |end| &text[..end]);
-        for (i, line) in complete.lines().enumerate() {
-            if line.trim().is_empty() {
+            if !line.ends_with('\n') {
+                break;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
                 continue;
             }
             let parsed: TimingLine =
@@ -91,7 +94,13 @@ impl Timings {
                 task_id,
                 trial,
                 wall_ms,
-            } => *self.trials.entry((task_id, trial)).or_default() += wall_ms,
+            } => {
+                let trials = match self.trials.get_mut(&task_id) {
+                    Some(trials) => trials,
+                    None => self.trials.entry(task_id).or_default(),
+                };
+                *trials.entry(trial).or_default() += wall_ms;
+            }
             TimingLine::Session {
                 wall_ms, started, ..
             } => {
@@ -113,6 +122,6 @@ impl Timings {
 
     /// The wall time of a trial, if recorded.
     pub fn trial_ms(&self, task_id: &str, trial: u32) -> Option<u64> {
-        self.trials.get(&(task_id.to_string(), trial)).copied()
+        self.trials.get(task_id)?.get(&trial).copied()
     }
 }

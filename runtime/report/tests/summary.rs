@@ -164,6 +164,34 @@ fn a_retried_infra_error_is_counted_but_not_scored() {
 }
 
 #[test]
+fn shards_holding_the_same_retries_count_each_retry_once() {
+    let mut first = infra("T002_beta", "finance", Group::Multimodal, 1);
+    first.error = Some("model timed out".into());
+    let mut second = infra("T002_beta", "finance", Group::Multimodal, 1);
+    second.error = Some("connection reset".into());
+    let mut recs = sourced("a/journal.jsonl", records());
+    recs.extend(sourced(
+        "a/journal.jsonl",
+        vec![first.clone(), second.clone()],
+    ));
+    // shard b copied both retries (and one scored line) from a
+    recs.extend(sourced(
+        "b/journal.jsonl",
+        vec![second, first, records()[0].clone()],
+    ));
+    let s = Summary::from_records(recs, None).unwrap();
+    assert_eq!(s.tasks[1].infra_errors, 2);
+    assert_eq!(s.overall.infra_errors, 3);
+    assert_eq!(
+        s.tasks[0].n,
+        records()
+            .iter()
+            .filter(|r| r.task_id == "T001_alpha")
+            .count() as u32
+    );
+}
+
+#[test]
 fn inconsistent_category_is_an_error() {
     let mut recs = records();
     recs.push(scored("T001_alpha", "email", Group::General, 5, 0.9));

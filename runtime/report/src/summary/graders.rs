@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::merge::TaskRecords;
-use crate::record::TrialRecord;
 use clawrun_judge::{ItemSource, Verdict};
 
 /// Agreement between the Claw-Eval grader (the trial's `verdict`) and clawrun's rubric (its
@@ -44,13 +43,10 @@ pub struct Disagreement {
 impl GraderAgreement {
     /// The agreement over `tasks`' scored records; `None` when no trial was graded both ways.
     pub fn of<'a>(tasks: impl IntoIterator<Item = &'a TaskRecords>) -> Option<Self> {
-        let both: Vec<(&TrialRecord, &Verdict, &Verdict)> = tasks
+        let both: Vec<(&String, &Verdict, &Verdict)> = tasks
             .into_iter()
-            .flat_map(|t| &t.scored)
-            .filter_map(|s| {
-                let r = &s.record;
-                Some((r, r.verdict.as_ref()?, r.native_verdict.as_ref()?))
-            })
+            .flat_map(|t| &t.graded_both)
+            .map(|(key, c, n)| (key, c, n))
             .collect();
         if both.is_empty() {
             return None;
@@ -78,8 +74,8 @@ impl GraderAgreement {
         let disagreements = compared
             .iter()
             .filter(|(_, c, n)| c.scores.passed != n.scores.passed)
-            .map(|(r, c, n)| Disagreement {
-                trial: r.key(),
+            .map(|(key, c, n)| Disagreement {
+                trial: (*key).clone(),
                 claw_eval_score: c.scores.score,
                 claw_eval_passed: c.scores.passed,
                 clawrun_score: n.scores.score,

@@ -12,7 +12,7 @@ pub mod merge;
 pub mod task;
 pub mod totals;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -102,17 +102,16 @@ impl Summary {
         if k == Some(0) {
             return Err(ReportError::InvalidK);
         }
-        let merged = merge::merge(records)?;
-        let agents: BTreeSet<String> = merged
-            .values()
-            .flat_map(|t| t.scored.iter().chain(&t.infra))
-            .map(|s| s.record.agent.clone())
-            .collect();
+        let merge::Merged {
+            tasks: merged,
+            agents,
+            ..
+        } = merge::merge(records, inputs)?;
         let k = k.unwrap_or_else(|| default_k(&merged));
-        let tasks = merged
+        let tasks: Vec<TaskSummary> = merged
             .iter()
-            .map(|(id, recs)| TaskSummary::build(id, recs, k, inputs))
-            .collect::<Result<Vec<TaskSummary>, ReportError>>()?;
+            .map(|(id, recs)| TaskSummary::build(id, recs, k))
+            .collect();
         let mut by_category: BTreeMap<&str, Vec<&TaskSummary>> = BTreeMap::new();
         let mut by_group: BTreeMap<Group, Vec<&TaskSummary>> = BTreeMap::new();
         for t in &tasks {
@@ -152,7 +151,7 @@ impl Summary {
     /// The k a summary of `records` gets when none is given: the largest number of counted
     /// trials any task has (at least 1).
     pub fn default_k(records: impl IntoIterator<Item = Sourced>) -> Result<u32, ReportError> {
-        Ok(default_k(&merge::merge(records)?))
+        Ok(default_k(&merge::merge(records, &Inputs::default())?.tasks))
     }
 
     /// The loud unjudged banner, when any scored trial could not be scored fully.
@@ -222,12 +221,7 @@ impl Summary {
 fn default_k(merged: &BTreeMap<String, merge::TaskRecords>) -> u32 {
     merged
         .values()
-        .map(|t| {
-            t.scored
-                .iter()
-                .filter(|s| s.record.judgement() != Some(crate::record::Judgement::Unjudged))
-                .count() as u32
-        })
+        .map(|t| t.scored.iter().filter(|s| s.counts()).count() as u32)
         .max()
         .unwrap_or(1)
         .max(1)

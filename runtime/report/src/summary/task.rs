@@ -2,11 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ReportError;
 use crate::record::{Group, Judgement, Status};
 use crate::stats;
-use crate::summary::Inputs;
-use crate::summary::merge::TaskRecords;
+use crate::summary::merge::{MergedTrial, TaskRecords};
 use crate::summary::totals::Totals;
 
 /// One scored trial, as the per-task rows show it.
@@ -97,55 +95,37 @@ pub struct TaskSummary {
 
 impl TaskSummary {
     /// The figures for one task's merged records at `k`.
-    pub(crate) fn build(
-        task_id: &str,
-        recs: &TaskRecords,
-        k: u32,
-        inputs: &Inputs<'_>,
-    ) -> Result<TaskSummary, ReportError> {
-        let first = recs.scored.first().or(recs.infra.first());
-        let first = &first.expect("a task has at least one record").record;
-        let mut trials = Vec::new();
-        for s in &recs.scored {
-            let r = &s.record;
-            let v = r.verdict.as_ref().expect("merge checked");
-            trials.push(TrialScore {
-                trial: r.trial,
-                score: v.scores.score,
-                passed: v.scores.passed,
-                judgement: r.judgement().expect("merge checked"),
-                faults_seen: v.faults_seen,
-                totals: Totals::of_record(r, &inputs.timings, inputs.prices)?,
-            });
-        }
-        // The verdicts that count, in trial order.
-        let counted: Vec<_> = recs
+    pub(crate) fn build(task_id: &str, recs: &TaskRecords, k: u32) -> TaskSummary {
+        let first = &recs.first;
+        let trials: Vec<TrialScore> = recs
             .scored
             .iter()
-            .map(|s| &s.record)
-            .filter(|r| r.judgement() != Some(Judgement::Unjudged))
+            .map(|t| TrialScore {
+                trial: t.trial,
+                score: t.scored().score,
+                passed: t.scored().passed,
+                judgement: t.judgement.expect("merge checked"),
+                faults_seen: t.faults_seen,
+                totals: t.totals,
+            })
             .collect();
-        let verdicts: Vec<_> = counted
-            .iter()
-            .map(|r| r.verdict.as_ref().expect("merge checked"))
-            .collect();
+        // The trials that count, in trial order.
+        let counted: Vec<&MergedTrial> = recs.scored.iter().filter(|t| t.counts()).collect();
         let col = |f: fn(&clawrun_judge::Scores) -> f64| -> Option<f64> {
-            stats::mean(&verdicts.iter().map(|v| f(&v.scores)).collect::<Vec<_>>())
+            stats::mean(&counted.iter().map(|t| f(t.scored())).collect::<Vec<_>>())
         };
-        let passes: Vec<bool> = verdicts.iter().map(|v| v.scores.passed).collect();
+        let passes: Vec<bool> = counted.iter().map(|t| t.scored().passed).collect();
         let n = passes.len() as u32;
         let c = passes.iter().filter(|&&p| p).count() as u32;
-        let mut error_totals = Vec::new();
-        for s in &recs.infra {
-            error_totals.push(Totals::of_record(
-                &s.record,
-                &inputs.timings,
-                inputs.prices,
-            )?);
-        }
-        let totals = Totals::sum(trials.iter().map(|t| &t.totals).chain(&error_totals));
+        let totals = Totals::sum(
+            trials
+                .iter()
+                .map(|t| &t.totals)
+                .chain(recs.infra.iter().map(|t| &t.totals)),
+        );
         let count_judgement = |j: Judgement| trials.iter().filter(|t| t.judgement == j).count();
-        Ok(TaskSummary {
+        let errors = |status: Status| recs.infra.iter().filter(|t| t.status == status).count();
+        TaskSummary {
             task_id: task_id.to_string(),
             category: first.category.clone(),
             group: first.group,
@@ -162,34 +142,17 @@ impl TaskSummary {
             all_k_pass: stats::all_k_pass(&passes, k),
             pass_hat_k: stats::pass_hat_k(n, c, k),
             flipped: stats::flipped(&passes),
-            faults_seen: verdicts.iter().map(|v| u64::from(v.faults_seen)).sum(),
-            failed_calls: verdicts.iter().map(|v| u64::from(v.failed_calls)).sum(),
-            infra_errors: recs
-                .infra
-                .iter()
-                .filter(|s| s.record.status == Status::InfraError)
-                .count() as u32,
-            task_errors: recs
-                .infra
-                .iter()
-                .filter(|s| s.record.status == Status::TaskError)
-                .count() as u32,
+            faults_seen: counted.iter().map(|t| u64::from(t.faults_seen)).sum(),
+            failed_calls: counted.iter().map(|t| u64::from(t.failed_calls)).sum(),
+            infra_errors: errors(Status::InfraError) as u32,
+            task_errors: errors(Status::TaskError) as u32,
             unjudged_trials: count_judgement(Judgement::Unjudged) as u32,
             partly_judged_trials: count_judgement(Judgement::Partial) as u32,
-            unjudged_weight: recs
-                .scored
-                .iter()
-                .filter_map(|s| s.record.verdict.as_ref())
-                .map(|v| v.unjudged_weight)
-                .sum(),
-            cached_turns: recs
-                .scored
-                .iter()
-                .map(|s| u64::from(s.record.cached_turns))
-                .sum(),
+            unjudged_weight: recs.scored.iter().map(|t| t.unjudged_weight).sum(),
+            cached_turns: recs.scored.iter().map(|t| u64::from(t.cached_turns)).sum(),
             trials,
             totals,
-        })
+        }
     }
 
     /// The pass/fail of each counted trial, in trial order.
