@@ -13,6 +13,10 @@ use clawrun::run::AgentSpec;
 use clawrun::trial::{Harness, Limits, TaskEnv, run_trial};
 use criterion::Criterion;
 
+/// The allocator the `clawrun` binary uses, so that the numbers are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The sample suite (tests/fixtures/suite).
 fn suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite")
@@ -152,5 +156,70 @@ fn main() {
         tasks.len(),
         total / secs
     );
+    t002_breakdown(&mut c, &rt, &harness);
     c.final_summary();
+}
+
+/// What one T002 oracle trial costs, part by part (faults off, so every call is made once):
+/// its 9 tool calls alone (through the trial's dispatcher, as the agent's calls go), the
+/// trial with its judge, and the trial as a run records it (trace and record written to a
+/// folder, plus its journal line).
+fn t002_breakdown(c: &mut Criterion, rt: &tokio::runtime::Runtime, harness: &Harness) {
+    use clawrun::run::grading::Grading;
+    use clawrun::run::trial_record::{TrialContext, WorkerModels, run_and_record};
+    use clawrun::tools::ToolState;
+    use clawrun::trial::dispatch::call_tool;
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = clawrun::task::Suite::open(root).unwrap();
+    let task = TaskEnv::prepare(s.load("tasks/T002_email_triage").unwrap(), None).unwrap();
+    let oracle = task.loaded.task.oracle.clone().expect("T002 has an oracle");
+    let calls: Vec<(String, serde_json::Value)> = oracle
+        .calls()
+        .into_iter()
+        .map(|(_, call)| (call.call.clone(), call.args.clone()))
+        .collect();
+    assert_eq!(calls.len(), 9, "T002's oracle makes 9 calls");
+
+    let mut group = c.benchmark_group("t002_breakdown");
+    let mut trial = 0u32;
+    group.bench_function("tool_calls_only", |b| {
+        b.iter(|| {
+            trial = trial.wrapping_add(1);
+            let mut env = task.fork(1, trial);
+            let mut state = ToolState::default();
+            for (name, input) in &calls {
+                black_box(call_tool(harness, &task, &mut env, &mut state, name, input).unwrap());
+            }
+        })
+    });
+    group.bench_function("trial_and_judge", |b| {
+        b.iter(|| {
+            trial = trial.wrapping_add(1);
+            black_box(one_trial(rt, harness, &task, trial))
+        })
+    });
+    let out = tempfile::tempdir().unwrap();
+    let (agent, score, grading) = (AgentSpec::Oracle, ScoreConfig::default(), Grading::native());
+    let cx = TrialContext {
+        harness,
+        agent: &agent,
+        seed: 1,
+        out: out.path(),
+        judge: None,
+        user_model: None,
+        max_tokens: None,
+        score: &score,
+        grading: &grading,
+    };
+    let models = WorkerModels::new(&cx).unwrap();
+    let tasks = [task];
+    group.bench_function("trial_recorded", |b| {
+        b.iter(|| {
+            trial = trial.wrapping_add(1);
+            let record = run_and_record(rt, &cx, &models, &tasks[0], trial).unwrap();
+            black_box(record.to_line())
+        })
+    });
+    group.finish();
 }

@@ -87,6 +87,28 @@ fn a_long_run_s_html_report_keeps_its_trials_beside_the_page() {
         !page.contains("\"type\":\"trace_start\""),
         "no trace is embedded"
     );
+    // The list and the index are in viewer order (the journal's is arrival order over two
+    // workers), the list's i-th item naming the index's i-th trial.
+    let listed: Vec<String> = page
+        .split("<li data-i=\"")
+        .skip(1)
+        .map(|item| item.split("</li>").next().unwrap().to_string())
+        .collect();
+    assert_eq!(listed.len(), 1001);
+    for (i, item) in listed.iter().enumerate() {
+        assert!(
+            item.starts_with(&format!("{i}\"><a href=\"#trial=T002_email_triage/{i}\">")),
+            "{item}"
+        );
+    }
+    let data = page.split("id=\"trial-data\">").nth(1).unwrap();
+    let data = data.split("</script>").next().unwrap();
+    let entries: Vec<serde_json::Value> = serde_json::from_str(data).unwrap();
+    let order: Vec<u64> = entries
+        .iter()
+        .map(|e| e["record"]["trial"].as_u64().unwrap())
+        .collect();
+    assert_eq!(order, (0..1001).collect::<Vec<u64>>());
     let first = std::fs::read_to_string(trials.join("0.js")).unwrap();
     assert!(
         first.starts_with("clawrunTrial(\"report.trials/0.js\", {"),

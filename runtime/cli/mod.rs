@@ -11,6 +11,7 @@ mod logging;
 mod mock_llm;
 mod replay;
 pub mod report;
+mod report_html;
 mod run;
 mod services;
 mod setup;

@@ -307,7 +307,7 @@ fn terminal_width() -> Option<usize> {
 }
 
 /// The trial views of `sourced` for the HTML viewer, with diffs, wall times and `arm`.
-fn views(
+pub(super) fn views(
     sourced: &[(PathBuf, Sourced)],
     timings: &Timings,
     arm: Option<&str>,
@@ -378,7 +378,7 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
             .with_context(|| format!("writing {}", md.display()))?;
     }
     if let Some(html) = &formats.html {
-        write_html(html, &summary, runs, &inputs.timings)?;
+        super::report_html::write_html(html, &summary, runs, &inputs.timings)?;
     }
     if formats.json {
         outln!("{}", clawrun_report::render_json(&summary))?;
@@ -389,97 +389,6 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
         )?;
     }
     Ok(())
-}
-
-/// Runs with more trials than this get an HTML report that does not embed them: each trial is
-/// a script in a folder beside the page (`report.trials/` for `report.html`), loaded when
-/// shown, so writing the report and opening it take memory for an index, not for every trace.
-pub const EMBEDDED_TRIALS: usize = 1_000;
-
-/// Writes the HTML report of `summary` over `runs` to `html`: self-contained up to
-/// [`EMBEDDED_TRIALS`] trials, else with the trials in a folder beside it (written one at a
-/// time).
-fn write_html(html: &Path, summary: &Summary, runs: &[PathBuf], timings: &Timings) -> Result<()> {
-    let folder_name = format!(
-        "{}.trials",
-        html.file_stem()
-            .map_or("report".into(), |s| s.to_string_lossy())
-    );
-    let folder = html.with_file_name(&folder_name);
-    if folder.is_dir() {
-        std::fs::remove_dir_all(&folder)
-            .with_context(|| format!("removing the old {}", folder.display()))?;
-    }
-    let trials = latest_records(runs)?.try_fold(0usize, |n, r| r.map(|_| n + 1))?;
-    let page = if trials <= EMBEDDED_TRIALS {
-        let views = views(&load_sourced(runs)?, timings, None)?;
-        clawrun_report::render_html(summary, &views)
-    } else {
-        std::fs::create_dir_all(&folder)
-            .with_context(|| format!("creating {}", folder.display()))?;
-        // Trials are read in batches; each batch's scripts are written on every core.
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        let mut index = Vec::with_capacity(trials);
-        let mut batch = Vec::with_capacity(TRIAL_BATCH);
-        let mut records = latest_records(runs)?.enumerate().peekable();
-        while let Some((n, r)) = records.next() {
-            batch.push((n, r?));
-            if batch.len() == TRIAL_BATCH || records.peek().is_none() {
-                let chunk = batch.len().div_ceil(cores);
-                let written: Vec<Result<Vec<TrialView>>> = std::thread::scope(|scope| {
-                    let handles: Vec<_> = batch
-                        .chunks(chunk)
-                        .map(|part| {
-                            let (folder, folder_name) = (&folder, &folder_name);
-                            scope.spawn(move || {
-                                part.iter()
-                                    .map(|(n, trial)| {
-                                        write_trial_script(folder, folder_name, *n, trial, timings)
-                                    })
-                                    .collect::<Result<Vec<_>>>()
-                            })
-                        })
-                        .collect();
-                    handles
-                        .into_iter()
-                        .map(|h| h.join().expect("a report writer panicked"))
-                        .collect()
-                });
-                for views in written {
-                    index.extend(views?);
-                }
-                batch.clear();
-            }
-        }
-        clawrun_report::render_html(summary, &index)
-    };
-    std::fs::write(html, page).with_context(|| format!("writing {}", html.display()))
-}
-
-/// Trials read at once when a long run's trial scripts are written.
-const TRIAL_BATCH: usize = 256;
-
-/// Writes trial `n`'s script into `folder` (named `folder_name` beside the page) and returns
-/// its index entry.
-fn write_trial_script(
-    folder: &Path,
-    folder_name: &str,
-    n: usize,
-    trial: &(PathBuf, Sourced),
-    timings: &Timings,
-) -> Result<TrialView> {
-    let mut view = views(std::slice::from_ref(trial), timings, None)?
-        .pop()
-        .expect("one view per record");
-    let src = format!("{folder_name}/{n}.js");
-    let file = folder.join(format!("{n}.js"));
-    std::fs::write(&file, clawrun_report::trial_script(&src, &view))
-        .with_context(|| format!("writing {}", file.display()))?;
-    view.events = Vec::new();
-    view.diff = None;
-    view.record = view.record.for_summary();
-    view.src = Some(src);
-    Ok(view)
 }
 
 /// Writes the comparison of `arms` (two or more).

@@ -422,51 +422,60 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let mut first_error = None;
     let (mut scored, mut passed, mut infra) = (0usize, 0usize, 0usize);
     std::thread::scope(|scope| -> Result<()> {
-        for _ in 0..jobs {
+        for worker in 0..jobs {
             let tx = tx.clone();
             let (cx, tasks, pending, next, stop) = (&cx, &tasks, &pending, &next, &stop);
-            scope.spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(e) => {
-                        let _ = tx.send(Err(anyhow!("starting a worker: {e}")));
-                        return;
-                    }
-                };
-                let models = match WorkerModels::new(cx) {
-                    Ok(models) => models,
-                    Err(e) => {
-                        let _ = tx.send(Err(e));
-                        return;
-                    }
-                };
-                while !stop.load(Ordering::SeqCst) && !interrupted() {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(&(t, trial)) = pending.get(i) else {
-                        break;
-                    };
-                    let task = &tasks[t];
-                    for attempt in 0..=options.infra_retries {
-                        let started = std::time::Instant::now();
-                        let result = run_and_record(&rt, cx, &models, task, trial)
-                            .map(|r| (r, started.elapsed().as_millis() as u64));
-                        let infra = matches!(&result, Ok((r, _)) if r.status == Status::InfraError);
-                        if tx.send(result).is_err() {
+            // Named, so that profiles, panics and debuggers tell the workers apart.
+            let named = std::thread::Builder::new().name(format!("trial-worker-{worker}"));
+            named
+                .spawn_scoped(scope, move || {
+                    let rt = match tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                    {
+                        Ok(rt) => rt,
+                        Err(e) => {
+                            let _ = tx.send(Err(anyhow!("starting a worker: {e}")));
                             return;
                         }
-                        if !infra
-                            || attempt == options.infra_retries
-                            || stop.load(Ordering::SeqCst)
-                            || interrupted()
-                        {
+                    };
+                    let models = match WorkerModels::new(cx) {
+                        Ok(models) => models,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    };
+                    while !stop.load(Ordering::SeqCst) && !interrupted() {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(&(t, trial)) = pending.get(i) else {
                             break;
+                        };
+                        let task = &tasks[t];
+                        for attempt in 0..=options.infra_retries {
+                            let started = std::time::Instant::now();
+                            let result = run_and_record(&rt, cx, &models, task, trial)
+                                .map(|r| (r, started.elapsed().as_millis() as u64));
+                            let infra =
+                                matches!(&result, Ok((r, _)) if r.status == Status::InfraError);
+                            if tx.send(result).is_err() {
+                                return;
+                            }
+                            if !infra
+                                || attempt == options.infra_retries
+                                || stop.load(Ordering::SeqCst)
+                                || interrupted()
+                            {
+                                break;
+                            }
                         }
                     }
-                }
-            });
+                })
+                .map_err(|e| {
+                    // The workers already started stop after their current trial.
+                    stop.store(true, Ordering::SeqCst);
+                    anyhow!("starting a trial worker thread: {e}")
+                })?;
         }
         drop(tx);
         loop {

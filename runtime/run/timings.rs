@@ -54,9 +54,13 @@ impl TimingsFile {
         })
     }
 
-    /// Appends one line (not fsynced: a lost line loses a wall time, never a result).
+    /// Appends one line with one write (not fsynced: a lost line loses a wall time, never a
+    /// result).
     fn write(&mut self, line: &TimingLine) -> Result<()> {
-        writeln!(self.file, "{}", line.to_line())
+        let mut text = line.to_line();
+        text.push('\n');
+        self.file
+            .write_all(text.as_bytes())
             .with_context(|| format!("appending to {}", self.path.display()))
     }
 }

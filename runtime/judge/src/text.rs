@@ -32,11 +32,13 @@ pub fn lowercase(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for word in s.split_inclusive(|c: char| c.is_ascii_whitespace()) {
         if word.is_ascii() {
-            out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            out.push_str(word);
         } else {
             out.push_str(&word.to_lowercase());
         }
     }
+    // Lower-casing never makes an ASCII capital, so this touches only the ASCII words.
+    out.make_ascii_lowercase();
     out
 }
 

@@ -25,6 +25,26 @@ const JS: &str = include_str!("viewer.js");
 /// and trial; the first is shown when the page opens, or the one named by `#trial=TASK/N`).
 pub fn render_html(summary: &Summary, trials: &[TrialView]) -> String {
     let trials = viewer::sorted(trials);
+    let mut out = report_page_start(summary, &viewer::Facets::of(&trials));
+    for (i, t) in trials.iter().enumerate() {
+        out.push_str(&viewer::list_item(i, t));
+    }
+    out.push_str(&page_between_list_and_data());
+    for (i, t) in trials.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&viewer::data_entry(t));
+    }
+    out.push_str(&page_end());
+    out
+}
+
+/// The report page up to its open trial list, for a writer that adds the trials one at a
+/// time: [`viewer::list_item`] for each, [`page_between_list_and_data`], [`viewer::data_entry`]
+/// for each (comma-separated, in the same order), then [`page_end`]. [`render_html`] is this
+/// over trials in memory.
+pub fn report_page_start(summary: &Summary, facets: &viewer::Facets) -> String {
     let mut out = head("clawrun report");
     out.push_str(&format!(
         "<p class=\"meta\">{} tasks &middot; {} counted trials &middot; k = {} &middot; agents: {}</p>\n",
@@ -50,8 +70,22 @@ pub fn render_html(summary: &Summary, trials: &[TrialView]) -> String {
     out.push_str(&page::aggregate_table(summary));
     out.push_str(&page::task_table(summary));
     out.push_str(&page::graders(summary));
-    out.push_str(&tail(&trials));
+    out.push_str(&viewer::section_head(facets));
     out
+}
+
+/// What comes between a page's trial list and its trial data: the list's end and the data's
+/// start (`[`).
+pub fn page_between_list_and_data() -> String {
+    format!(
+        "{}<script type=\"application/json\" id=\"trial-data\">[",
+        viewer::SECTION_END
+    )
+}
+
+/// A page's end after its trial data: the data's end (`]`) and the script.
+pub fn page_end() -> String {
+    format!("]</script>\n<script>\n{JS}</script>\n</body>\n</html>\n")
 }
 
 /// A comparison as one self-contained HTML page: the arms, the paired differences and the
@@ -85,9 +119,7 @@ fn tail(trials: &[&TrialView]) -> String {
     let mut out = viewer::section(trials);
     out.push_str("<script type=\"application/json\" id=\"trial-data\">");
     out.push_str(&viewer::data_json(trials));
-    out.push_str("</script>\n<script>\n");
-    out.push_str(JS);
-    out.push_str("</script>\n</body>\n</html>\n");
+    out.push_str(&page_end()[1..]);
     out
 }
 

@@ -41,23 +41,67 @@ pub fn outcome(t: &TrialView) -> String {
     }
 }
 
+/// What the viewer's filters offer and the trial count, gathered one trial at a time.
+#[derive(Clone, Debug, Default)]
+pub struct Facets {
+    /// The task ids.
+    pub tasks: BTreeSet<String>,
+    /// The categories.
+    pub categories: BTreeSet<String>,
+    /// The arms (a comparison's).
+    pub arms: BTreeSet<String>,
+    /// The trials.
+    pub count: usize,
+}
+
+impl Facets {
+    /// The facets of `trials`.
+    pub fn of(trials: &[&TrialView]) -> Facets {
+        let mut f = Facets::default();
+        for t in trials {
+            f.add(&t.record.task_id, &t.record.category, t.arm.as_deref());
+        }
+        f
+    }
+
+    /// Counts one trial of `task` in `category` (and `arm`).
+    pub fn add(&mut self, task: &str, category: &str, arm: Option<&str>) {
+        if !self.tasks.contains(task) {
+            self.tasks.insert(task.to_string());
+        }
+        if !self.categories.contains(category) {
+            self.categories.insert(category.to_string());
+        }
+        if let Some(arm) = arm
+            && !self.arms.contains(arm)
+        {
+            self.arms.insert(arm.to_string());
+        }
+        self.count += 1;
+    }
+}
+
 /// The viewer section: the filters (failed only, fault seen, not fully judged, task,
 /// category, arm, search), the list of trials (server-rendered links, so it lists them even
 /// with JS off) and the element the script renders a trial into.
 pub fn section(trials: &[&TrialView]) -> String {
+    let mut out = section_head(&Facets::of(trials));
+    for (i, t) in trials.iter().enumerate() {
+        out.push_str(&list_item(i, t));
+    }
+    out.push_str(SECTION_END);
+    out
+}
+
+/// The viewer section up to the open trial list: the filters over `facets`.
+pub fn section_head(facets: &Facets) -> String {
     let mut out = String::from("<section id=\"trials\">\n<h2>Trial viewer</h2>\n");
     out.push_str(
         "<noscript><p class=\"banner warn\">The trial viewer needs JavaScript; the tables above do not.</p></noscript>\n",
     );
-    if trials.is_empty() {
+    if facets.count == 0 {
         out.push_str("<p>No trials were given to the viewer.</p>\n");
     }
-    let distinct = |f: &dyn Fn(&TrialView) -> Option<String>| -> BTreeSet<String> {
-        trials.iter().filter_map(|t| f(t)).collect()
-    };
-    let tasks = distinct(&|t| Some(t.record.task_id.clone()));
-    let categories = distinct(&|t| Some(t.record.category.clone()));
-    let arms = distinct(&|t| t.arm.clone());
     out.push_str("<div id=\"trial-filters\" class=\"filters\">\n");
     out.push_str("<input type=\"search\" id=\"f-search\" placeholder=\"search trials: task, messages, tool calls, errors...\" aria-label=\"search trials\">\n");
     for (id, label) in [
@@ -78,35 +122,49 @@ pub fn section(trials: &[&TrialView]) -> String {
         s.push_str("</select>\n");
         s
     };
-    if !arms.is_empty() {
-        out.push_str(&select("f-arm", "all arms", &arms));
+    if !facets.arms.is_empty() {
+        out.push_str(&select("f-arm", "all arms", &facets.arms));
     }
-    out.push_str(&select("f-task", "all tasks", &tasks));
-    out.push_str(&select("f-category", "all categories", &categories));
+    out.push_str(&select("f-task", "all tasks", &facets.tasks));
+    out.push_str(&select("f-category", "all categories", &facets.categories));
     out.push_str(&format!(
         "<span id=\"f-count\" class=\"meta\">{} trials</span>\n</div>\n",
-        trials.len()
+        facets.count
     ));
     out.push_str("<div class=\"viewer-wrap\">\n<ol id=\"trial-list\">\n");
-    for (i, t) in trials.iter().enumerate() {
-        let r = &t.record;
-        let arm = t
-            .arm
-            .as_deref()
-            .map_or(String::new(), |a| format!("{} &middot; ", esc(a)));
-        let href = match &t.arm {
-            Some(a) => format!("#arm={}&amp;trial={}/{}", esc(a), esc(&r.task_id), r.trial),
-            None => format!("#trial={}/{}", esc(&r.task_id), r.trial),
-        };
-        out.push_str(&format!(
-            "<li data-i=\"{i}\"><a href=\"{href}\">{arm}{} / trial {} &mdash; {}</a></li>\n",
-            esc(&r.task_id),
-            r.trial,
-            esc(&outcome(t))
-        ));
-    }
-    out.push_str("</ol>\n<div id=\"viewer\"></div>\n</div>\n</section>\n");
     out
+}
+
+/// The viewer section after its trial list.
+pub const SECTION_END: &str = "</ol>\n<div id=\"viewer\"></div>\n</div>\n</section>\n";
+
+/// Trial `t`'s entry in the list, the `i`-th (its index in the embedded data).
+pub fn list_item(i: usize, t: &TrialView) -> String {
+    format!("{}{}", list_item_start(i), list_item_body(t))
+}
+
+/// The opening tag of the `i`-th list item.
+pub fn list_item_start(i: usize) -> String {
+    format!("<li data-i=\"{i}\">")
+}
+
+/// [`list_item`] after its opening tag: the link and the line end.
+pub fn list_item_body(t: &TrialView) -> String {
+    let r = &t.record;
+    let arm = t
+        .arm
+        .as_deref()
+        .map_or(String::new(), |a| format!("{} &middot; ", esc(a)));
+    let href = match &t.arm {
+        Some(a) => format!("#arm={}&amp;trial={}/{}", esc(a), esc(&r.task_id), r.trial),
+        None => format!("#trial={}/{}", esc(&r.task_id), r.trial),
+    };
+    format!(
+        "<a href=\"{href}\">{arm}{} / trial {} &mdash; {}</a></li>\n",
+        esc(&r.task_id),
+        r.trial,
+        esc(&outcome(t))
+    )
 }
 
 /// The largest integer a JavaScript number holds exactly (2^53 - 1).
@@ -123,13 +181,18 @@ pub fn data_json(trials: &[&TrialView]) -> String {
         if i > 0 {
             out.push(',');
         }
-        let mut value = item(t);
-        exact_integers(&mut value, false);
-        let json = serde_json::to_string(&value).expect("a JSON value always serialises");
-        out.push_str(&script_safe_json(&json));
+        out.push_str(&data_entry(t));
     }
     out.push(']');
     out
+}
+
+/// One trial's entry in [`data_json`].
+pub fn data_entry(t: &TrialView) -> String {
+    let mut value = item(t);
+    exact_integers(&mut value, false);
+    let json = serde_json::to_string(&value).expect("a JSON value always serialises");
+    script_safe_json(&json)
 }
 
 /// The script at `src` (a path relative to the page) that hands a trial's whole view to the

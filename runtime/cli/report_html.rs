@@ -1,0 +1,240 @@
+//! The HTML report of a run: one self-contained page for short runs; for long ones a page
+//! holding an index of the trials and one script per trial beside it, written with memory
+//! that does not grow with the run (the index is spilled to a file and copied into the page in
+//! viewer order).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clawrun_report::render::html::viewer::{self, Facets};
+use clawrun_report::render::html::{page_between_list_and_data, page_end, report_page_start};
+use clawrun_report::{Sourced, Summary, Timings, TrialView};
+
+use super::report::{latest_records, load_sourced, views};
+
+/// Runs with more trials than this get an HTML report that does not embed them: each trial is
+/// a script in a folder beside the page (`report.trials/` for `report.html`), loaded when
+/// shown, so writing the report and opening it take memory for an index, not for every trace.
+pub const EMBEDDED_TRIALS: usize = 1_000;
+
+/// Trials read at once when a long run's trial scripts are written.
+const TRIAL_BATCH: usize = 256;
+
+/// Writes the HTML report of `summary` over `runs` to `html`: self-contained up to
+/// [`EMBEDDED_TRIALS`] trials, else with the trials in a folder beside it.
+pub fn write_html(
+    html: &Path,
+    summary: &Summary,
+    runs: &[PathBuf],
+    timings: &Timings,
+) -> Result<()> {
+    let folder_name = format!(
+        "{}.trials",
+        html.file_stem()
+            .map_or("report".into(), |s| s.to_string_lossy())
+    );
+    let folder = html.with_file_name(&folder_name);
+    if folder.is_dir() {
+        std::fs::remove_dir_all(&folder)
+            .with_context(|| format!("removing the old {}", folder.display()))?;
+    }
+    let mut facets = Facets::default();
+    for r in latest_records(runs)? {
+        let (_, s) = r?;
+        facets.add(&s.record.task_id, &s.record.category, None);
+    }
+    if facets.count <= EMBEDDED_TRIALS {
+        let views = views(&load_sourced(runs)?, timings, None)?;
+        return std::fs::write(html, clawrun_report::render_html(summary, &views))
+            .with_context(|| format!("writing {}", html.display()));
+    }
+    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
+    let spill_path = folder.join(".index.tmp");
+    let mut index = SpilledIndex::create(&spill_path)?;
+    // Trials are read in batches; each batch's scripts are written on every core.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut batch = Vec::with_capacity(TRIAL_BATCH);
+    let mut records = latest_records(runs)?.enumerate().peekable();
+    while let Some((n, r)) = records.next() {
+        batch.push((n, r?));
+        if batch.len() < TRIAL_BATCH && records.peek().is_some() {
+            continue;
+        }
+        let chunk = batch.len().div_ceil(cores);
+        let written: Vec<Result<Vec<TrialView>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = batch
+                .chunks(chunk)
+                .map(|part| {
+                    let (folder, folder_name) = (&folder, &folder_name);
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(n, trial)| {
+                                write_trial_script(folder, folder_name, *n, trial, timings)
+                            })
+                            .collect::<Result<Vec<_>>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a report writer panicked"))
+                .collect()
+        });
+        for views in written {
+            for view in views? {
+                index.push(&view)?;
+            }
+        }
+        batch.clear();
+    }
+    let written = index.write_page(html, &report_page_start(summary, &facets));
+    let _ = std::fs::remove_file(&spill_path);
+    written
+}
+
+/// Writes trial `n`'s script into `folder` (named `folder_name` beside the page) and returns
+/// its index entry.
+fn write_trial_script(
+    folder: &Path,
+    folder_name: &str,
+    n: usize,
+    trial: &(PathBuf, Sourced),
+    timings: &Timings,
+) -> Result<TrialView> {
+    let mut view = views(std::slice::from_ref(trial), timings, None)?
+        .pop()
+        .expect("one view per record");
+    let src = format!("{folder_name}/{n}.js");
+    let file = folder.join(format!("{n}.js"));
+    std::fs::write(&file, clawrun_report::trial_script(&src, &view))
+        .with_context(|| format!("writing {}", file.display()))?;
+    view.events = Vec::new();
+    view.diff = None;
+    view.record = view.record.for_summary();
+    view.src = Some(src);
+    Ok(view)
+}
+
+/// The page's trial list and index, spilled to a file as trials arrive (in journal order) and
+/// copied into the page in viewer order (task, then trial): what stays in memory is 24 bytes
+/// per trial.
+struct SpilledIndex {
+    /// The spill file: each trial's list item body, then its data entry.
+    file: BufWriter<File>,
+    /// Its path, for errors.
+    path: PathBuf,
+    /// Bytes written so far.
+    len: u64,
+    /// Each trial's place in the viewer order and in the file.
+    entries: Vec<Spilled>,
+    /// The task ids seen, each with its number in `entries`.
+    tasks: BTreeMap<String, u32>,
+}
+
+/// Where one trial's index entry is in the spill file.
+struct Spilled {
+    /// Its task (a number in [`SpilledIndex::tasks`]).
+    task: u32,
+    /// Its trial index.
+    trial: u32,
+    /// Where its list item body starts.
+    offset: u64,
+    /// The item body's length, then the data entry's.
+    item_len: u32,
+    data_len: u32,
+}
+
+impl SpilledIndex {
+    /// A new spill file at `path`.
+    fn create(path: &Path) -> Result<SpilledIndex> {
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .with_context(|| format!("creating {}", path.display()))?;
+        Ok(SpilledIndex {
+            file: BufWriter::new(file),
+            path: path.to_path_buf(),
+            len: 0,
+            entries: Vec::new(),
+            tasks: BTreeMap::new(),
+        })
+    }
+
+    /// Spills `view`'s list item and data entry.
+    fn push(&mut self, view: &TrialView) -> Result<()> {
+        let item = viewer::list_item_body(view);
+        let data = viewer::data_entry(view);
+        let next = self.tasks.len() as u32;
+        let task = match self.tasks.get(&view.record.task_id) {
+            Some(&task) => task,
+            None => *self
+                .tasks
+                .entry(view.record.task_id.clone())
+                .or_insert(next),
+        };
+        self.file
+            .write_all(item.as_bytes())
+            .and_then(|()| self.file.write_all(data.as_bytes()))
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        self.entries.push(Spilled {
+            task,
+            trial: view.record.trial,
+            offset: self.len,
+            item_len: u32::try_from(item.len()).context("a trial's list item over 4 GiB")?,
+            data_len: u32::try_from(data.len()).context("a trial's index entry over 4 GiB")?,
+        });
+        self.len += (item.len() + data.len()) as u64;
+        Ok(())
+    }
+
+    /// Writes the page to `html`: `start`, the list items and the data entries in viewer
+    /// order, and the page's end.
+    fn write_page(mut self, html: &Path, start: &str) -> Result<()> {
+        // Viewer order: task ids as strings, then trial numbers (the journal's order is
+        // arrival order).
+        let mut rank = vec![0u32; self.tasks.len()];
+        for (position, &task) in self.tasks.values().enumerate() {
+            rank[task as usize] = position as u32;
+        }
+        self.entries
+            .sort_by_key(|e| (rank[e.task as usize], e.trial));
+        let mut spill = self
+            .file
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        let page = File::create(html).with_context(|| format!("writing {}", html.display()))?;
+        let mut page = BufWriter::new(page);
+        let mut buf = Vec::new();
+        let mut copy = |page: &mut BufWriter<File>, offset: u64, len: u32| -> Result<()> {
+            buf.resize(len as usize, 0);
+            spill
+                .seek(SeekFrom::Start(offset))
+                .and_then(|_| spill.read_exact(&mut buf))
+                .with_context(|| format!("reading {}", self.path.display()))?;
+            page.write_all(&buf)
+                .with_context(|| format!("writing {}", html.display()))
+        };
+        page.write_all(start.as_bytes())?;
+        for (i, e) in self.entries.iter().enumerate() {
+            page.write_all(viewer::list_item_start(i).as_bytes())?;
+            copy(&mut page, e.offset, e.item_len)?;
+        }
+        page.write_all(page_between_list_and_data().as_bytes())?;
+        for (i, e) in self.entries.iter().enumerate() {
+            if i > 0 {
+                page.write_all(b",")?;
+            }
+            copy(&mut page, e.offset + u64::from(e.item_len), e.data_len)?;
+        }
+        page.write_all(page_end().as_bytes())?;
+        page.flush()
+            .with_context(|| format!("writing {}", html.display()))
+    }
+}
