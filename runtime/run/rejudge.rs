@@ -205,13 +205,10 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
             let tx = tx.clone();
             let (shared, work, next, stop) = (&shared, &work, &next, &stop);
             scope.spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
+                let rt = match super::runner::worker_runtime() {
                     Ok(rt) => rt,
                     Err(e) => {
-                        let _ = tx.send(Err(anyhow!("starting a worker: {e}")));
+                        let _ = tx.send(Err(e));
                         return;
                     }
                 };

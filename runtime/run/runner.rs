@@ -429,13 +429,10 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             let named = std::thread::Builder::new().name(format!("trial-worker-{worker}"));
             named
                 .spawn_scoped(scope, move || {
-                    let rt = match tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                    {
+                    let rt = match worker_runtime() {
                         Ok(rt) => rt,
                         Err(e) => {
-                            let _ = tx.send(Err(anyhow!("starting a worker: {e}")));
+                            let _ = tx.send(Err(e));
                             return;
                         }
                     };
@@ -635,4 +632,12 @@ pub(crate) fn progress_bar(show: bool, len: usize) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+/// A worker's own single-threaded async runtime (its model clients and timers live on it).
+pub(crate) fn worker_runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| anyhow!("starting a worker: {e}"))
 }
