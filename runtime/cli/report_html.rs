@@ -212,29 +212,30 @@ impl SpilledIndex {
         let page = File::create(html).with_context(|| format!("writing {}", html.display()))?;
         let mut page = BufWriter::new(page);
         let mut buf = Vec::new();
-        let mut copy = |page: &mut BufWriter<File>, offset: u64, len: u32| -> Result<()> {
+        // Copies one spilled range into the page.
+        let mut copy = |page: &mut BufWriter<File>, offset: u64, len: u32| {
             buf.resize(len as usize, 0);
-            spill
-                .seek(SeekFrom::Start(offset))
-                .and_then(|_| spill.read_exact(&mut buf))
-                .with_context(|| format!("reading {}", self.path.display()))?;
+            spill.seek(SeekFrom::Start(offset))?;
+            spill.read_exact(&mut buf)?;
             page.write_all(&buf)
-                .with_context(|| format!("writing {}", html.display()))
         };
-        page.write_all(start.as_bytes())?;
-        for (i, e) in self.entries.iter().enumerate() {
-            page.write_all(viewer::list_item_start(i).as_bytes())?;
-            copy(&mut page, e.offset, e.item_len)?;
-        }
-        page.write_all(page_between_list_and_data().as_bytes())?;
-        for (i, e) in self.entries.iter().enumerate() {
-            if i > 0 {
-                page.write_all(b",")?;
+        let mut written = || -> std::io::Result<()> {
+            page.write_all(start.as_bytes())?;
+            for (i, e) in self.entries.iter().enumerate() {
+                page.write_all(viewer::list_item_start(i).as_bytes())?;
+                copy(&mut page, e.offset, e.item_len)?;
             }
-            copy(&mut page, e.offset + u64::from(e.item_len), e.data_len)?;
-        }
-        page.write_all(page_end().as_bytes())?;
-        page.flush()
-            .with_context(|| format!("writing {}", html.display()))
+            page.write_all(page_between_list_and_data().as_bytes())?;
+            for (i, e) in self.entries.iter().enumerate() {
+                if i > 0 {
+                    page.write_all(b",")?;
+                }
+                copy(&mut page, e.offset + u64::from(e.item_len), e.data_len)?;
+            }
+            page.write_all(page_end().as_bytes())?;
+            page.flush()
+        };
+        written()
+            .with_context(|| format!("writing {} from {}", html.display(), self.path.display()))
     }
 }

@@ -51,8 +51,8 @@ pub struct RecordHead {
 }
 
 /// Reads the complete lines of the journal at `path` one at a time (none if it does not
-/// exist), giving each line's number (from 1) and its text to `each`; returns the byte length
-/// of the complete lines. A torn last line (no newline) is left out.
+/// exist), giving each non-blank line's number (from 1) and its text to `each`; returns the
+/// byte length of the complete lines. A torn last line (no newline) is left out.
 fn scan_lines(path: &Path, mut each: impl FnMut(usize, &str) -> Result<()>) -> Result<u64> {
     let file = match File::open(path) {
         Ok(f) => f,
@@ -72,7 +72,10 @@ fn scan_lines(path: &Path, mut each: impl FnMut(usize, &str) -> Result<()>) -> R
             break;
         }
         number += 1;
-        each(number, line.trim_end())?;
+        // Blank lines (a hand-edited journal) are skipped, as the report's reader does.
+        if !line.trim().is_empty() {
+            each(number, line.trim_end())?;
+        }
         good += n as u64;
     }
     Ok(good)

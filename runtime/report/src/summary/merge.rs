@@ -81,10 +81,10 @@ struct SourceRef {
 impl Merged {
     /// Notes where a record came from (`path:line`), the path kept once.
     fn intern(&mut self, source: &str) -> SourceRef {
-        let (file, line) = match source.rsplit_once(':') {
-            Some((file, line)) if line.parse::<u32>().is_ok() => (file, line.parse().ok()),
-            _ => (source, None),
-        };
+        let (file, line) = source
+            .rsplit_once(':')
+            .and_then(|(file, line)| Some((file, Some(line.parse::<u32>().ok()?))))
+            .unwrap_or((source, None));
         let index = match self.files.iter().rposition(|f| &**f == file) {
             Some(i) => i,
             None => {
