@@ -3,7 +3,7 @@
 mod common;
 
 use clawrun_report::{Group, ReportError, Summary, read_journal, render_json};
-use common::{close, infra, records, scored, sourced};
+use common::{close, infra, records, scored, scored_with, sourced, verdict};
 
 fn fixture(k: Option<u32>) -> Summary {
     Summary::from_records(sourced("journal.jsonl", records()), k).unwrap()
@@ -189,6 +189,38 @@ fn shards_holding_the_same_retries_count_each_retry_once() {
             .filter(|r| r.task_id == "T001_alpha")
             .count() as u32
     );
+}
+
+#[test]
+fn grader_disagreements_are_listed_in_trial_order() {
+    // Trials 0..12 graded both ways; Claw-Eval's grader fails trials 2 and 10, clawrun's
+    // rubric passes every trial.
+    let recs: Vec<_> = (0..12)
+        .map(|trial| {
+            let claw_eval_passes = trial != 2 && trial != 10;
+            let mut r = scored_with(
+                "T001_alpha",
+                "email",
+                Group::General,
+                trial,
+                verdict(
+                    if claw_eval_passes { 0.9 } else { 0.5 },
+                    claw_eval_passes,
+                    0.0,
+                    0,
+                ),
+            );
+            r.grader = Some("claw-eval".into());
+            r.native_verdict = Some(verdict(0.9, true, 0.0, 0));
+            r
+        })
+        .collect();
+    // Journal order is arrival order: reversed here.
+    let s = Summary::from_records(sourced("j", recs.into_iter().rev().collect()), None).unwrap();
+    let g = s.graders.expect("graded both ways");
+    assert_eq!((g.trials, g.same_pass), (12, 10));
+    let order: Vec<&str> = g.disagreements.iter().map(|d| d.trial.as_str()).collect();
+    assert_eq!(order, ["T001_alpha/2", "T001_alpha/10"]);
 }
 
 #[test]

@@ -43,10 +43,13 @@ pub struct Disagreement {
 impl GraderAgreement {
     /// The agreement over `tasks`' scored records; `None` when no trial was graded both ways.
     pub fn of<'a>(tasks: impl IntoIterator<Item = &'a TaskRecords>) -> Option<Self> {
-        let both: Vec<(&String, &Verdict, &Verdict)> = tasks
+        let both: Vec<(String, &Verdict, &Verdict)> = tasks
             .into_iter()
-            .flat_map(|t| &t.graded_both)
-            .map(|(key, c, n)| (key, c, n))
+            .flat_map(|t| {
+                t.graded_both
+                    .iter()
+                    .map(|(trial, c, n)| (format!("{}/{trial}", t.first.task_id), c, n))
+            })
             .collect();
         if both.is_empty() {
             return None;
@@ -75,7 +78,7 @@ impl GraderAgreement {
             .iter()
             .filter(|(_, c, n)| c.scores.passed != n.scores.passed)
             .map(|(key, c, n)| Disagreement {
-                trial: (*key).clone(),
+                trial: key.clone(),
                 claw_eval_score: c.scores.score,
                 claw_eval_passed: c.scores.passed,
                 clawrun_score: n.scores.score,

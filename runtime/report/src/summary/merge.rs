@@ -54,8 +54,9 @@ pub struct TaskRecords {
     /// Infrastructure and task errors (several per trial index when it was retried), sorted by
     /// trial.
     pub infra: Vec<MergedTrial>,
-    /// Scored trials graded both ways: `TASK/TRIAL`, Claw-Eval's verdict and clawrun's.
-    pub graded_both: Vec<(String, Verdict, Verdict)>,
+    /// Scored trials graded both ways, in trial order: the trial, Claw-Eval's verdict and
+    /// clawrun's.
+    pub graded_both: Vec<(u32, Verdict, Verdict)>,
     /// Where `first` came from.
     first_source: String,
 }
@@ -152,7 +153,7 @@ pub fn merge(
             });
         if r.is_scored() {
             if let (Some(v), Some(n)) = (r.verdict.clone(), r.native_verdict.clone()) {
-                task.graded_both.push((r.key(), v, n));
+                task.graded_both.push((r.trial, v, n));
             }
             task.scored.push(trial);
         } else {
@@ -190,8 +191,8 @@ pub fn merge(
         }
         let mut seen: BTreeSet<(u32, [u8; 16])> = BTreeSet::new();
         task.infra.retain(|t| seen.insert((t.trial, t.digest)));
-        task.graded_both.sort_by(|a, b| a.0.cmp(&b.0));
-        task.graded_both.dedup_by(|a, b| a.0 == b.0);
+        task.graded_both.sort_by_key(|both| both.0);
+        task.graded_both.dedup_by_key(|both| both.0);
     }
     Ok(merged)
 }
