@@ -153,7 +153,14 @@ impl Journal {
 
     /// Appends `record` as one line; syncs when the group is full or old enough.
     pub fn append(&mut self, record: &TrialRecord) -> Result<()> {
-        let mut line = serde_json::to_vec(record)?;
+        self.append_line(&record.to_line())
+    }
+
+    /// Appends a record already serialised as one line ([`TrialRecord::to_line`]) with one
+    /// write; syncs when the group is full or old enough.
+    pub fn append_line(&mut self, record_line: &str) -> Result<()> {
+        let mut line = Vec::with_capacity(record_line.len() + 1);
+        line.extend_from_slice(record_line.as_bytes());
         line.push(b'\n');
         self.file
             .write_all(&line)

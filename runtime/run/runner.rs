@@ -402,8 +402,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let bar = progress_bar(options.progress, pending.len());
     let _reporter = RetryReporter::install(&bar);
     let next = AtomicUsize::new(0);
-    // Each finished attempt with its wall time in milliseconds (for timings.jsonl only).
-    let (tx, rx) = mpsc::channel::<Result<(TrialRecord, u64)>>();
+    // Each finished attempt, its journal line (serialised by the worker, so the one writer
+    // thread only writes) and its wall time in milliseconds (for timings.jsonl only).
+    let (tx, rx) = mpsc::channel::<Result<(TrialRecord, String, u64)>>();
     let score = options.score;
     let cx = TrialContext {
         harness: &harness,
@@ -451,10 +452,12 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         let task = &tasks[t];
                         for attempt in 0..=options.infra_retries {
                             let started = std::time::Instant::now();
-                            let result = run_and_record(&rt, cx, &models, task, trial)
-                                .map(|r| (r, started.elapsed().as_millis() as u64));
+                            let result = run_and_record(&rt, cx, &models, task, trial).map(|r| {
+                                let line = r.to_line();
+                                (r, line, started.elapsed().as_millis() as u64)
+                            });
                             let infra =
-                                matches!(&result, Ok((r, _)) if r.status == Status::InfraError);
+                                matches!(&result, Ok((r, _, _)) if r.status == Status::InfraError);
                             if tx.send(result).is_err() {
                                 return;
                             }
@@ -486,8 +489,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
             match result {
-                Ok((record, wall_ms)) => {
-                    journal.append(&record)?;
+                Ok((record, line, wall_ms)) => {
+                    journal.append_line(&line)?;
                     timings.trial(&record, wall_ms)?;
                     tracing::debug!(
                         "{}: {:?}, score {}",
