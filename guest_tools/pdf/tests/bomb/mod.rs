@@ -1,6 +1,6 @@
 //! Builds hostile PDFs for limit tests: Flate bombs (written by hand with fixed-Huffman
 //! DEFLATE blocks, so no compression crate is needed) and files assembled from raw objects.
-//! Also used by the host's documents-service tests (`tests/services_documents.rs`).
+//! Also used by the host's documents-service tests (`tests/it/services_documents.rs`).
 
 #![allow(dead_code)]
 

@@ -1,0 +1,440 @@
+//! Evaluation integrity around runs (issue 11, items 6, 7 and 9), black-box through the
+//! `clawrun` binary, one test per trick: task ids that are paths, duplicate task ids,
+//! `--resume` with another configuration, `--force` where it is allowed, a deleted trace file,
+//! and a reader of stdout that goes away early.
+
+use std::io::PipeWriter;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::fs_support;
+use fs_support::copy_dir;
+
+/// The test suite (two tasks: `e2e_chat`, `e2e_mail`).
+fn fixture_suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite")
+}
+
+/// A suite under `root` whose task folders are `(folder, task_id)`, each a copy of the fixture
+/// task `e2e_chat` (no services, quick) with that id.
+fn suite_with(root: &Path, tasks: &[(&str, &str)]) -> PathBuf {
+    let chat = std::fs::read_to_string(fixture_suite().join("tasks/e2e_chat/task.yaml")).unwrap();
+    let suite = root.join("suite");
+    for (folder, id) in tasks {
+        let dir = suite.join("tasks").join(folder);
+        std::fs::create_dir_all(&dir).unwrap();
+        let yaml = chat.replacen("task_id: e2e_chat", &format!("task_id: {id}"), 1);
+        assert_ne!(yaml, chat);
+        std::fs::write(dir.join("task.yaml"), yaml).unwrap();
+    }
+    suite
+}
+
+/// `clawrun ARGS`.
+fn clawrun(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_clawrun"));
+    c.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c
+}
+
+/// `clawrun run` on `suite` into `out` (one worker; no faults and seed 3 unless `extra` says
+/// otherwise), plus `extra`.
+fn run(suite: &Path, out: &Path, trials: u32, extra: &[&str]) -> Output {
+    let mut c = clawrun(&["run", "--json", "-j", "1"]);
+    for (flag, default) in [("--faults", "none"), ("--seed", "3")] {
+        if !extra.contains(&flag) {
+            c.args([flag, default]);
+        }
+    }
+    c.arg("--suite")
+        .arg(suite)
+        .arg("--out")
+        .arg(out)
+        .args(["--trials", &trials.to_string()])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).unwrap().lines().count()
+}
+
+/// Every file under `root`, relative to it, sorted.
+fn files(root: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push(p.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn a_task_id_climbing_out_of_the_run_folder_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite_with(tmp.path(), &[("evil", "../../x")]);
+    let out = tmp.path().join("runs/deep/out");
+    let o = run(&suite, &out, 1, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "tasks/evil/task.yaml:1:10: task_id: `../../x` is not a valid task id: it contains a \
+             path separator `/` (hint: task ids name the run's trace folders"
+        ),
+        "{err}"
+    );
+    // Nothing was written anywhere (before, the traces went to runs/x/0/).
+    assert_eq!(files(tmp.path()), ["suite/tasks/evil/task.yaml"]);
+}
+
+#[test]
+fn an_absolute_task_id_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("elsewhere");
+    let id = target.display().to_string();
+    let suite = suite_with(tmp.path(), &[("abs", &id)]);
+    let o = run(&suite, &tmp.path().join("out"), 1, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "tasks/abs/task.yaml:1:10: task_id: `{id}` is not a valid task id"
+        )),
+        "{err}"
+    );
+    assert!(!target.exists(), "the run wrote to the absolute id's path");
+    assert_eq!(files(tmp.path()), ["suite/tasks/abs/task.yaml"]);
+}
+
+#[test]
+fn duplicate_task_ids_are_refused_by_run_validate_and_list_naming_both_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite_with(tmp.path(), &[("first", "same"), ("second", "same")]);
+    let both = "tasks/second/task.yaml:1:10: task_id: `same` is also the id of \
+                tasks/first/task.yaml:1:10";
+    let out = tmp.path().join("out");
+    let o = run(&suite, &out, 1, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(both), "{}", stderr(&o));
+    assert!(!out.exists(), "a run started");
+    let v = clawrun(&["validate", "--suite"])
+        .arg(&suite)
+        .output()
+        .unwrap();
+    assert_eq!(v.status.code(), Some(2));
+    assert!(stderr(&v).contains(both), "{}", stderr(&v));
+    let l = clawrun(&["list", "--suite"]).arg(&suite).output().unwrap();
+    assert_eq!(l.status.code(), Some(2));
+    assert!(stderr(&l).contains(both), "{}", stderr(&l));
+    assert!(String::from_utf8_lossy(&l.stdout).contains("2 tasks, 2 failed to load"));
+    // Selecting one of them is a valid run.
+    let one = run(&suite, &out, 1, &["first"]);
+    assert!(one.status.success(), "{}", stderr(&one));
+}
+
+#[test]
+fn resuming_with_another_seed_faults_or_agent_is_refused_naming_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    let out = tmp.path().join("run");
+    let first = run(&suite, &out, 2, &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let journal = out.join("journal.jsonl");
+    let manifest = std::fs::read(out.join("run.json")).unwrap();
+    assert_eq!(lines(&journal), 4);
+
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--seed", "4"],
+            "seed: the run used 3 (run.json), this invocation 4 (hint: pass --seed 3",
+        ),
+        (
+            &["--faults", "claw-eval:0.5"],
+            "faults: the run used none (run.json), this invocation claw-eval:0.5 (plan ",
+        ),
+        (
+            &["--agent", "idle"],
+            "agent: the run used oracle (run.json), this invocation idle (hint: pass --agent oracle",
+        ),
+        (
+            &["--pass-threshold", "0.5"],
+            "score.pass_threshold: the run used 0.75 (run.json), this invocation 0.5",
+        ),
+    ];
+    for (args, message) in cases {
+        let o = run(&suite, &out, 2, &[&["--resume"], args].concat());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("it holds trials of another configuration"),
+            "{err}"
+        );
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert_eq!(lines(&journal), 4, "{args:?} appended trials");
+        assert_eq!(std::fs::read(out.join("run.json")).unwrap(), manifest);
+        // --force does not override these.
+        let forced = run(&suite, &out, 2, &[&["--resume", "--force"], args].concat());
+        assert_eq!(
+            forced.status.code(),
+            Some(2),
+            "{args:?} --force: {}",
+            stderr(&forced)
+        );
+        assert_eq!(lines(&journal), 4);
+    }
+
+    // Without run.json the journal's records still give the other seed away.
+    std::fs::remove_file(out.join("run.json")).unwrap();
+    let o = run(&suite, &out, 2, &["--resume", "--seed", "4"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("run.json is missing"), "{err}");
+    assert!(err.contains("seed: the run used trial seed "), "{err}");
+    assert!(err.contains("journal.jsonl:"), "{err}");
+    assert_eq!(lines(&journal), 4);
+}
+
+#[test]
+fn a_changed_task_needs_force_and_then_runs_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    copy_dir(&fixture_suite(), &suite);
+    let out = tmp.path().join("run");
+    assert!(run(&suite, &out, 2, &[]).status.success());
+    let journal = out.join("journal.jsonl");
+    let manifest = |key: &str| -> serde_json::Value {
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+        v[key].clone()
+    };
+    let old_hash = manifest("tasks")["e2e_chat"].as_str().unwrap().to_string();
+
+    // The task author edits the task between the runs.
+    let task = suite.join("tasks/e2e_chat/task.yaml");
+    let text = std::fs::read_to_string(&task).unwrap();
+    std::fs::write(&task, text.replace("max_rounds: 4", "max_rounds: 3")).unwrap();
+
+    let refused = run(&suite, &out, 2, &["--resume"]);
+    let err = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "tasks.e2e_chat: the run used task hash {} (run.json)",
+            &old_hash[..12]
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("pass --force to run its finished trials again"),
+        "{err}"
+    );
+    assert_eq!(lines(&journal), 4);
+
+    let forced = run(&suite, &out, 2, &["--resume", "--force"]);
+    let err = stderr(&forced);
+    assert!(forced.status.success(), "{err}");
+    assert!(
+        err.contains("--force: tasks.e2e_chat: the run used task hash"),
+        "{err}"
+    );
+    // Both trials of the changed task ran again; the old records stay, superseded.
+    assert_eq!(lines(&journal), 6);
+    let new_hash = manifest("tasks")["e2e_chat"].as_str().unwrap().to_string();
+    assert_ne!(new_hash, old_hash);
+    let overrides = manifest("overrides");
+    assert_eq!(overrides[0]["field"], "tasks.e2e_chat", "{overrides}");
+    // The report sees one consistent task.
+    let report = clawrun(&["report", "--json"]).arg(&out).output().unwrap();
+    assert!(report.status.success(), "{}", stderr(&report));
+    // A forced resume that stopped half-way continues without --force: the change was taken.
+    let mut half: Vec<String> = std::fs::read_to_string(&journal)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    half.pop();
+    std::fs::write(&journal, half.join("\n") + "\n").unwrap();
+    let rest = run(&suite, &out, 2, &["--resume"]);
+    assert!(rest.status.success(), "{}", stderr(&rest));
+    assert_eq!(lines(&journal), 6);
+    // Nothing is left to do.
+    let again = run(&suite, &out, 2, &["--resume"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(lines(&journal), 6);
+}
+
+#[test]
+fn another_clawrun_version_needs_force_and_is_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    let out = tmp.path().join("run");
+    assert!(run(&suite, &out, 1, &[]).status.success());
+    // The run was started by an older clawrun with the same trace version.
+    let path = out.join("run.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    v["clawrun_version"] = "0.0.9".into();
+    std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+
+    let refused = run(&suite, &out, 2, &["--resume"]);
+    let err = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("clawrun_version: the run used 0.0.9 (run.json), this invocation "),
+        "{err}"
+    );
+    let forced = run(&suite, &out, 2, &["--resume", "--force"]);
+    assert!(forced.status.success(), "{}", stderr(&forced));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(v["overrides"][0]["field"], "clawrun_version", "{v}");
+    assert_eq!(v["overrides"][0]["was"], "0.0.9", "{v}");
+    assert_eq!(lines(&out.join("journal.jsonl")), 4);
+}
+
+#[test]
+fn extending_a_run_keeps_run_json_describing_the_whole_journal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    let out = tmp.path().join("run");
+    assert!(run(&suite, &out, 1, &["e2e_chat"]).status.success());
+    let more = run(&suite, &out, 2, &["--resume", "e2e_mail"]);
+    assert!(more.status.success(), "{}", stderr(&more));
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    let tasks: Vec<&String> = v["tasks"].as_object().unwrap().keys().collect();
+    assert_eq!(tasks, ["e2e_chat", "e2e_mail"]);
+    assert_eq!(v["trials"], 2);
+    assert_eq!(lines(&out.join("journal.jsonl")), 3);
+}
+
+#[test]
+fn the_shards_of_one_folder_must_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    let out = tmp.path().join("run");
+    let first = run(&suite, &out, 2, &["--shard", "0/2"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    // Another seed in the second shard, or another shard count, or more trials.
+    let cases: [(u32, &[&str], &str); 3] = [
+        (
+            2,
+            &["--shard", "1/2", "--seed", "4"],
+            "seed: the run used 3 (run.shard-0-of-2.json)",
+        ),
+        (
+            2,
+            &["--shard", "1/3"],
+            "shard: the run used 2 shards (run.shard-0-of-2.json), this invocation 3 shards",
+        ),
+        (
+            3,
+            &["--shard", "0/2", "--resume"],
+            "trials: the run used 2 (run.shard-0-of-2.json), this invocation 3",
+        ),
+    ];
+    for (trials, args, message) in cases {
+        let o = run(&suite, &out, trials, args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+    assert!(!out.join("journal.shard-1-of-2.jsonl").exists());
+    let second = run(&suite, &out, 2, &["--shard", "1/2"]);
+    assert!(second.status.success(), "{}", stderr(&second));
+}
+
+#[test]
+fn a_deleted_trace_is_named_by_report_and_run_again_on_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    let out = tmp.path().join("run");
+    assert!(run(&suite, &out, 2, &[]).status.success());
+    let trace = out.join("e2e_mail/1/trace.jsonl");
+    std::fs::remove_file(&trace).unwrap();
+
+    let html = tmp.path().join("r.html");
+    let report = clawrun(&["report"])
+        .arg(&out)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    let err = stderr(&report);
+    assert_eq!(report.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: the trace of trial e2e_mail/1 is missing",
+            trace.display()
+        )) && err.contains("clawrun run --resume --out"),
+        "{err}"
+    );
+
+    let resumed = run(&suite, &out, 2, &["--resume"]);
+    let err = stderr(&resumed);
+    assert!(resumed.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} is missing: running trial e2e_mail/1 again",
+            trace.display()
+        )),
+        "{err}"
+    );
+    assert!(trace.is_file());
+    assert_eq!(lines(&out.join("journal.jsonl")), 5);
+    let report = clawrun(&["report"])
+        .arg(&out)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{}", stderr(&report));
+}
+
+/// The write end of a pipe whose reader has exited without reading (as `head -1` does once it
+/// has its line): every write to it fails with EPIPE.
+fn pipe_to_a_reader_that_left() -> PipeWriter {
+    let (reader, writer) = std::io::pipe().unwrap();
+    let status = Command::new("true").stdin(reader).status().unwrap();
+    assert!(status.success());
+    writer
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    let out = tmp.path().join("run");
+    assert!(run(&suite, &out, 1, &["e2e_chat"]).status.success());
+    let suite = suite.display().to_string();
+    let out = out.display().to_string();
+    let commands: [&[&str]; 5] = [
+        &["list", "--suite", &suite],
+        &["report", &out],
+        &["report", "--json", &out],
+        &["validate", "--suite", &suite, "e2e_chat"],
+        &["tool", "Bash", r#"{"command": "seq 1 100"}"#],
+    ];
+    for args in commands {
+        let o = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+            .args(args)
+            .stdout(pipe_to_a_reader_that_left())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+}
