@@ -1,7 +1,7 @@
 //! The HTML report of a run: one self-contained page for short runs; for long ones a page
-//! holding an index of the trials and one script per trial beside it, written with memory
-//! that does not grow with the run (the index is spilled to a file and copied into the page in
-//! viewer order).
+//! holding an index of the trials and one script per trial beside it. Both are written with
+//! memory that does not grow with the run: the trial list and data are spilled to a file in
+//! journal order and copied into the page in viewer order.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -13,15 +13,19 @@ use clawrun_report::render::html::viewer::{self, Facets};
 use clawrun_report::render::html::{page_between_list_and_data, page_end, report_page_start};
 use clawrun_report::{Sourced, Summary, Timings, TrialView};
 
-use super::report::{latest_records, load_sourced, views};
+use super::report::{latest_records, views};
 
 /// Runs with more trials than this get an HTML report that does not embed them: each trial is
 /// a script in a folder beside the page (`report.trials/` for `report.html`), loaded when
 /// shown, so writing the report and opening it take memory for an index, not for every trace.
 pub const EMBEDDED_TRIALS: usize = 1_000;
 
-/// Trials read at once when a long run's trial scripts are written.
+/// Trials read at once when a long run's trial scripts are written (each kept as its index
+/// entry once its script is written).
 const TRIAL_BATCH: usize = 256;
+
+/// Trials read at once for a page that embeds them (each kept whole until it is spilled).
+const EMBEDDED_BATCH: usize = 16;
 
 /// Writes the HTML report of `summary` over `runs` to `html`: self-contained up to
 /// [`EMBEDDED_TRIALS`] trials, else with the trials in a folder beside it.
@@ -46,21 +50,33 @@ pub fn write_html(
         let (_, s) = r?;
         facets.add(&s.record.task_id, &s.record.category, None);
     }
-    if facets.count <= EMBEDDED_TRIALS {
-        let views = views(&load_sourced(runs)?, timings, None)?;
-        return std::fs::write(html, clawrun_report::render_html(summary, &views))
-            .with_context(|| format!("writing {}", html.display()));
-    }
-    std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
-    let spill_path = folder.join(".index.tmp");
+    // A short run's page embeds every trial; a long run's gets a script per trial beside it.
+    // Either way the list and index go through a spill file, so memory does not grow with
+    // the trials.
+    let embedded = facets.count <= EMBEDDED_TRIALS;
+    let spill_path = if embedded {
+        let name = html
+            .file_name()
+            .map_or("report.html".into(), |n| n.to_string_lossy());
+        html.with_file_name(format!(".{name}.index.tmp"))
+    } else {
+        std::fs::create_dir_all(&folder)
+            .with_context(|| format!("creating {}", folder.display()))?;
+        folder.join(".index.tmp")
+    };
     let mut index = SpilledIndex::create(&spill_path)?;
     // Trials are read in batches; each batch's scripts are written on every core.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut batch = Vec::with_capacity(TRIAL_BATCH);
+    let batch_size = if embedded {
+        EMBEDDED_BATCH
+    } else {
+        TRIAL_BATCH
+    };
+    let mut batch = Vec::with_capacity(batch_size);
     let mut records = latest_records(runs)?.enumerate().peekable();
     while let Some((n, r)) = records.next() {
         batch.push((n, r?));
-        if batch.len() < TRIAL_BATCH && records.peek().is_some() {
+        if batch.len() < batch_size && records.peek().is_some() {
             continue;
         }
         let chunk = batch.len().div_ceil(cores);
@@ -72,7 +88,11 @@ pub fn write_html(
                     scope.spawn(move || {
                         part.iter()
                             .map(|(n, trial)| {
-                                write_trial_script(folder, folder_name, *n, trial, timings)
+                                if embedded {
+                                    full_view(trial, timings)
+                                } else {
+                                    write_trial_script(folder, folder_name, *n, trial, timings)
+                                }
                             })
                             .collect::<Result<Vec<_>>>()
                     })
@@ -95,6 +115,13 @@ pub fn write_html(
     written
 }
 
+/// A trial's whole view (embedded in a short run's page).
+fn full_view(trial: &(PathBuf, Sourced), timings: &Timings) -> Result<TrialView> {
+    Ok(views(std::slice::from_ref(trial), timings, None)?
+        .pop()
+        .expect("one view per record"))
+}
+
 /// Writes trial `n`'s script into `folder` (named `folder_name` beside the page) and returns
 /// its index entry.
 fn write_trial_script(
@@ -104,9 +131,7 @@ fn write_trial_script(
     trial: &(PathBuf, Sourced),
     timings: &Timings,
 ) -> Result<TrialView> {
-    let mut view = views(std::slice::from_ref(trial), timings, None)?
-        .pop()
-        .expect("one view per record");
+    let mut view = full_view(trial, timings)?;
     let src = format!("{folder_name}/{n}.js");
     let file = folder.join(format!("{n}.js"));
     std::fs::write(&file, clawrun_report::trial_script(&src, &view))
