@@ -65,6 +65,8 @@ pub fn write_html(
         folder.join(".index.tmp")
     };
     let mut index = SpilledIndex::create(&spill_path)?;
+    // Removed however this ends (a missing trace stops the report).
+    let _spill = RemovedOnDrop(spill_path);
     // Trials are read in batches; each batch's scripts are written on every core.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let batch_size = if embedded {
@@ -110,9 +112,16 @@ pub fn write_html(
         }
         batch.clear();
     }
-    let written = index.write_page(html, &report_page_start(summary, &facets));
-    let _ = std::fs::remove_file(&spill_path);
-    written
+    index.write_page(html, &report_page_start(summary, &facets))
+}
+
+/// A file removed when this is dropped.
+struct RemovedOnDrop(PathBuf);
+
+impl Drop for RemovedOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// A trial's whole view (embedded in a short run's page).

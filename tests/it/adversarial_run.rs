@@ -381,6 +381,15 @@ fn a_deleted_trace_is_named_by_report_and_run_again_on_resume() {
         )) && err.contains("clawrun run --resume --out"),
         "{err}"
     );
+    // The page's spill file does not outlive the failed report.
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        left.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")),
+        "{left:?}"
+    );
 
     let resumed = run(&suite, &out, 2, &["--resume"]);
     let err = stderr(&resumed);
