@@ -159,11 +159,10 @@ pub fn latest_records(
                 let key: Key = serde_json::from_str(&line).map_err(|e| {
                     anyhow!("{}:{}: not a journal record: {e}", path.display(), i + 1)
                 })?;
-                let trials = match latest.get_mut(&key.task_id) {
-                    Some(trials) => trials,
-                    None => latest.entry(key.task_id).or_default(),
-                };
-                trials.insert(key.trial, i + 1);
+                latest
+                    .entry(key.task_id)
+                    .or_default()
+                    .insert(key.trial, i + 1);
             }
             let keep: BTreeSet<usize> =
                 latest.into_values().flat_map(|t| t.into_values()).collect();

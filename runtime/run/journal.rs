@@ -118,13 +118,9 @@ pub fn scan_heads(path: &Path, mut each: impl FnMut(usize, RecordHead)) -> Resul
 pub fn latest_statuses(path: &Path) -> Result<BTreeMap<String, BTreeMap<u32, Status>>> {
     let mut out: BTreeMap<String, BTreeMap<u32, Status>> = BTreeMap::new();
     scan_heads(path, |_, head| {
-        match out.get_mut(&head.task_id) {
-            Some(trials) => trials.insert(head.trial, head.status),
-            None => out
-                .entry(head.task_id)
-                .or_default()
-                .insert(head.trial, head.status),
-        };
+        out.entry(head.task_id)
+            .or_default()
+            .insert(head.trial, head.status);
     })?;
     Ok(out)
 }

@@ -95,11 +95,12 @@ impl Timings {
                 trial,
                 wall_ms,
             } => {
-                let trials = match self.trials.get_mut(&task_id) {
-                    Some(trials) => trials,
-                    None => self.trials.entry(task_id).or_default(),
-                };
-                *trials.entry(trial).or_default() += wall_ms;
+                *self
+                    .trials
+                    .entry(task_id)
+                    .or_default()
+                    .entry(trial)
+                    .or_default() += wall_ms;
             }
             TimingLine::Session {
                 wall_ms, started, ..
