@@ -90,37 +90,50 @@ fn bench_rmw(c: &mut Criterion) {
     let mut group = c.benchmark_group("rmw");
     group.measurement_time(Duration::from_secs(5));
 
-    // (a) our VFS: fork the base snapshot, run, keep the new state.
-    let program = common::program("rmw", common::Target::P2);
+    // (a) our VFS: fork the base snapshot, run, keep the new state; the component, the
+    // wasip1 build on our preview 1 host, and the wasip1 build wrapped in the official
+    // preview1 component adapter (what clawrun ran wasip1 modules with before).
     let mut base = Vfs::new();
     base.create_dir_all("/data").unwrap();
     base.write_file("/data/input.txt", INPUT).unwrap();
-    let check = common::run(&program, base.fork(), &[("/data", true)], &["/data"]);
-    assert_eq!(
-        check.status,
-        Status::Exited(0),
-        "{}",
-        common::stderr(&check)
-    );
-    group.bench_function("clawrun_vfs", |b| {
-        b.iter(|| {
-            let out = common::SANDBOX
-                .run(
-                    &program,
-                    base.fork(),
-                    RunConfig {
-                        args: vec!["rmw".into(), "/data".into()],
-                        mounts: vec![clawrun::sandbox::Mount {
-                            guest_path: "/data".into(),
-                            writable: true,
-                        }],
-                        ..RunConfig::default()
-                    },
-                )
-                .unwrap();
-            black_box(out.vfs)
-        })
-    });
+    let p1 = common::guest("rmw", common::Target::P1);
+    let adapted = clawrun::sandbox::program::adapt_wasip1(&p1).unwrap();
+    let variants = [
+        ("clawrun_vfs", common::program("rmw", common::Target::P2)),
+        ("clawrun_vfs_wasip1", common::SANDBOX.load(&p1).unwrap()),
+        (
+            "clawrun_vfs_wasip1_adapter",
+            common::SANDBOX.load(&adapted).unwrap(),
+        ),
+    ];
+    for (name, program) in &variants {
+        let check = common::run(program, base.fork(), &[("/data", true)], &["/data"]);
+        assert_eq!(
+            check.status,
+            Status::Exited(0),
+            "{name}: {}",
+            common::stderr(&check)
+        );
+        group.bench_function(*name, |b| {
+            b.iter(|| {
+                let out = common::SANDBOX
+                    .run(
+                        program,
+                        base.fork(),
+                        RunConfig {
+                            args: vec!["rmw".into(), "/data".into()],
+                            mounts: vec![clawrun::sandbox::Mount {
+                                guest_path: "/data".into(),
+                                writable: true,
+                            }],
+                            ..RunConfig::default()
+                        },
+                    )
+                    .unwrap();
+                black_box(out.vfs)
+            })
+        });
+    }
 
     // (b) stock wasmtime-wasi on a tmpfs preopen (same engine settings as clawrun's).
     let engine: &Engine = common::SANDBOX.engine();
@@ -182,13 +195,19 @@ fn estimate_ns(group: &str, name: &str) -> Option<f64> {
 }
 
 fn print_ratios() {
-    let names = ["clawrun_vfs", "stock_wasi_tmpfs", "native_process"];
+    let names = [
+        "clawrun_vfs",
+        "clawrun_vfs_wasip1",
+        "clawrun_vfs_wasip1_adapter",
+        "stock_wasi_tmpfs",
+        "native_process",
+    ];
     let ests: Vec<Option<f64>> = names.iter().map(|n| estimate_ns("rmw", n)).collect();
     if let Some(ours) = ests[0] {
         println!("\nrmw medians (ratio to clawrun_vfs):");
         for (name, est) in names.iter().zip(&ests) {
             if let Some(ns) = est {
-                println!("  {name:<18} {:>10.1} us  x{:.2}", ns / 1000.0, ns / ours);
+                println!("  {name:<26} {:>10.1} us  x{:.2}", ns / 1000.0, ns / ours);
             }
         }
     }

@@ -122,7 +122,8 @@ impl PythonRuntime {
         hasher.update(module);
         let key = hasher.finalize();
         let cache = ComponentCache::new(&engine, cache_dir.map(Path::to_path_buf));
-        let component = cache.load_or_compile(&engine, &key, || componentize(module))?;
+        let component: wasmtime::component::Component =
+            cache.load_or_compile(&engine, &key, || componentize(module))?;
 
         let mut linker: Linker<StoreData> = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;

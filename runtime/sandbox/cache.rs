@@ -1,12 +1,61 @@
-//! The on-disk cache of compiled components, keyed by blake3 of the component and the engine's
-//! compatibility hash, so each program is compiled once per machine and wasmtime build.
+//! The on-disk cache of compiled programs (components and core modules), keyed by blake3 of
+//! the program and the engine's compatibility hash, so each program is compiled once per
+//! machine and wasmtime build.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use wasmtime::Engine;
 use wasmtime::component::Component;
+use wasmtime::{Engine, Module};
+
+/// What the cache compiles and holds: a component or a core module.
+pub trait Compiled: Sized {
+    /// What the artifact is, for messages.
+    const WHAT: &'static str;
+    /// Compiles `bytes` into an artifact `engine` can load.
+    fn precompile(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Vec<u8>>;
+    /// Loads an artifact from a file.
+    ///
+    /// # Safety
+    /// The file must hold an artifact serialised by an engine of this configuration.
+    unsafe fn deserialize_file(engine: &Engine, path: &Path) -> wasmtime::Result<Self>;
+    /// Loads an artifact from memory.
+    ///
+    /// # Safety
+    /// `bytes` must be an artifact serialised by an engine of this configuration.
+    unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self>;
+}
+
+impl Compiled for Component {
+    const WHAT: &'static str = "component";
+    fn precompile(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Vec<u8>> {
+        engine.precompile_component(bytes)
+    }
+    unsafe fn deserialize_file(engine: &Engine, path: &Path) -> wasmtime::Result<Self> {
+        // SAFETY: the caller's contract.
+        unsafe { Component::deserialize_file(engine, path) }
+    }
+    unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self> {
+        // SAFETY: the caller's contract.
+        unsafe { Component::deserialize(engine, bytes) }
+    }
+}
+
+impl Compiled for Module {
+    const WHAT: &'static str = "module";
+    fn precompile(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Vec<u8>> {
+        engine.precompile_module(bytes)
+    }
+    unsafe fn deserialize_file(engine: &Engine, path: &Path) -> wasmtime::Result<Self> {
+        // SAFETY: the caller's contract.
+        unsafe { Module::deserialize_file(engine, path) }
+    }
+    unsafe fn deserialize(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Self> {
+        // SAFETY: the caller's contract.
+        unsafe { Module::deserialize(engine, bytes) }
+    }
+}
 
 /// Where compiled components live.
 #[derive(Clone, Debug)]
@@ -58,39 +107,37 @@ impl ComponentCache {
         )
     }
 
-    /// The component compiled from the bytes `key` names: loaded from the cache if present,
-    /// else built by `build`, compiled and stored.
-    pub fn load_or_compile(
+    /// The component or module compiled from the bytes `key` names: loaded from the cache if
+    /// present, else built by `build`, compiled and stored.
+    pub fn load_or_compile<C: Compiled>(
         &self,
         engine: &Engine,
         key: &blake3::Hash,
         build: impl FnOnce() -> Result<Vec<u8>>,
-    ) -> Result<Component> {
+    ) -> Result<C> {
         let path = self.path_for(key);
         if let Some(path) = path.as_deref().filter(|p| p.exists()) {
             // SAFETY: the cache only holds artifacts this engine configuration serialised
             // itself (the file name carries the engine's compatibility hash); a file that
             // fails to load is recompiled below.
-            match unsafe { Component::deserialize_file(engine, path) } {
-                Ok(component) => return Ok(component),
+            match unsafe { C::deserialize_file(engine, path) } {
+                Ok(compiled) => return Ok(compiled),
                 Err(e) => tracing::warn!("ignoring unusable cache entry {}: {e}", path.display()),
             }
         }
         let bytes = build()?;
-        let compiled = engine
-            .precompile_component(&bytes)
+        let compiled = C::precompile(engine, &bytes)
             .map_err(anyhow::Error::from)
-            .context("compiling the component")?;
+            .with_context(|| format!("compiling the {}", C::WHAT))?;
         if let Some(path) = path.as_deref()
             && let Err(e) = store_atomically(path, &compiled)
         {
             tracing::warn!("could not write compile cache {}: {e:#}", path.display());
         }
-        // SAFETY: `compiled` was produced by `precompile_component` on this very engine.
-        let component = unsafe { Component::deserialize(engine, &compiled) }
+        // SAFETY: `compiled` was produced by `C::precompile` on this very engine.
+        unsafe { C::deserialize(engine, &compiled) }
             .map_err(anyhow::Error::from)
-            .context("loading the compiled component")?;
-        Ok(component)
+            .with_context(|| format!("loading the compiled {}", C::WHAT))
     }
 }
 

@@ -97,6 +97,12 @@ impl VirtualClock {
         self.elapsed_ns().max(next.saturating_sub(1))
     }
 
+    /// The deadline of a relative sleep of `ns` started now: counted from the guest's last
+    /// monotonic reading (see [`Self::last_reading_ns`]).
+    pub fn deadline_after(&self, ns: u64) -> u64 {
+        self.last_reading_ns().saturating_add(ns)
+    }
+
     /// Moves time forward by `ns` nanoseconds.
     pub fn advance(&self, ns: u64) {
         self.inner.elapsed_ns.fetch_add(ns, Ordering::SeqCst);
@@ -267,8 +273,7 @@ impl monotonic_clock::Host for ClockView<'_> {
     }
 
     fn subscribe_duration(&mut self, when: u64) -> wasmtime::Result<Resource<DynPollable>> {
-        let deadline = self.clock.last_reading_ns().saturating_add(when);
-        self.sleep_until(deadline)
+        self.sleep_until(self.clock.deadline_after(when))
     }
 }
 

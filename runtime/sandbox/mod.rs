@@ -4,7 +4,8 @@
 //! gets a fresh store with its own VFS view, capped stdio, virtual clocks, seeded random, fuel
 //! and a memory limit. Sockets are denied and outgoing HTTP goes to an in-process router
 //! ([`http`]); the filesystem and monotonic clock are our own hosts
-//! shadowing wasmtime-wasi's (see [`fs`] and [`clock`]).
+//! shadowing wasmtime-wasi's (see [`fs`] and [`clock`]). wasip1 command modules run on our own
+//! preview 1 host (`p1`), which translates each call into calls on those hosts.
 
 pub mod cache;
 pub mod clock;
@@ -13,6 +14,7 @@ pub mod fault;
 pub mod fs;
 pub mod http;
 pub mod output;
+mod p1;
 pub mod process;
 pub mod program;
 pub mod random;

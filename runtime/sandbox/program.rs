@@ -1,5 +1,5 @@
-//! Programs a sandbox can run: WASI p2 components as they are, core wasip1 modules wrapped in
-//! the official preview1 adapter.
+//! Programs a sandbox can run: WASI p2 components, and core wasip1 modules (run on clawrun's
+//! own preview 1 host, see `sandbox::p1`).
 
 use anyhow::{Context, Result, bail};
 
@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 pub enum ProgramKind {
     /// A component (WASI preview 2).
     Component,
-    /// A core module targeting WASI preview 1; run through the preview1 adapter.
+    /// A core module targeting WASI preview 1; run on our preview 1 host.
     CoreWasip1,
 }
 
@@ -52,7 +52,9 @@ pub fn is_run_reactor(module: &[u8]) -> Result<bool> {
     Ok(run && !start)
 }
 
-/// Wraps a wasip1 command module into a WASI p2 command component with the official adapter.
+/// Wraps a wasip1 command module into a WASI p2 command component with the official preview1
+/// adapter. The sandbox runs wasip1 modules on its own preview 1 host instead; this is what it
+/// did before, kept for `cargo bench --bench sandbox` to compare against.
 pub fn adapt_wasip1(module: &[u8]) -> Result<Vec<u8>> {
     let adapter = wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_COMMAND_ADAPTER;
     wit_component::ComponentEncoder::default()

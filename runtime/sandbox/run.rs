@@ -21,6 +21,7 @@ use super::fault::{FsFaultHook, NoFaults};
 use super::fs::{self, Preopen, SharedFs, WasiVfsCtx};
 use super::http::{HttpRouter, NoNetwork, RouterHooks};
 use super::output::{CappedOutput, Stream, WriteOrder};
+use super::p1;
 use super::process::{self, ProcessCtx, PythonHost};
 use super::program::{self, ProgramKind};
 use super::random::SeededRng;
@@ -49,14 +50,25 @@ impl Default for SandboxConfig {
 pub struct Sandbox {
     engine: Engine,
     linker: Linker<StoreData>,
+    /// The core-module linker of wasip1 programs: our preview 1 host.
+    p1_linker: wasmtime::Linker<StoreData>,
     cache: ComponentCache,
-    loaded: Mutex<HashMap<blake3::Hash, CommandPre<StoreData>>>,
+    loaded: Mutex<HashMap<blake3::Hash, ProgramPre>>,
+}
+
+/// A program pre-instantiated against its linker.
+#[derive(Clone)]
+enum ProgramPre {
+    /// A WASI p2 command component.
+    Command(CommandPre<StoreData>),
+    /// A wasip1 command module, on our preview 1 host.
+    Wasip1(wasmtime::InstancePre<StoreData>),
 }
 
 /// A program compiled and pre-instantiated, ready to run many times.
 #[derive(Clone)]
 pub struct Program {
-    pre: CommandPre<StoreData>,
+    pre: ProgramPre,
     /// Whether it came in as a component or as a wasip1 module.
     pub kind: ProgramKind,
     /// blake3 of the bytes it was loaded from.
@@ -266,11 +278,14 @@ impl Sandbox {
         fs::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         process::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        let mut p1_linker = wasmtime::Linker::new(&engine);
+        p1::add_to_linker(&mut p1_linker).map_err(anyhow::Error::from)?;
         let cache = ComponentCache::new(&engine, config.cache_dir);
         start_epoch_ticker(&engine);
         Ok(Self {
             engine,
             linker,
+            p1_linker,
             cache,
             loaded: Mutex::new(HashMap::new()),
         })
@@ -304,8 +319,8 @@ impl Sandbox {
         let kind = program::detect(bytes)?;
         let mut hasher = blake3::Hasher::new();
         hasher.update(match kind {
-            ProgramKind::Component => b"component\0",
-            ProgramKind::CoreWasip1 => b"wasip1-adapted-48\0",
+            ProgramKind::Component => b"component\0".as_slice(),
+            ProgramKind::CoreWasip1 => b"wasip1-module\0".as_slice(),
         });
         hasher.update(bytes);
         let hash = hasher.finalize();
@@ -316,27 +331,52 @@ impl Sandbox {
                 hash,
             });
         }
+        let pre = match kind {
+            ProgramKind::Component => ProgramPre::Command(self.load_component(bytes, &hash)?),
+            ProgramKind::CoreWasip1 => ProgramPre::Wasip1(self.load_wasip1(bytes, &hash)?),
+        };
+        self.lock_loaded().insert(hash, pre.clone());
+        Ok(Program { pre, kind, hash })
+    }
+
+    /// Compiles (or takes from the cache) and links a WASI p2 command component.
+    fn load_component(&self, bytes: &[u8], hash: &blake3::Hash) -> Result<CommandPre<StoreData>> {
         let component = self
             .cache
-            .load_or_compile(&self.engine, &hash, || match kind {
-                ProgramKind::Component => Ok(bytes.to_vec()),
-                ProgramKind::CoreWasip1 => program::adapt_wasip1(bytes),
-            })?;
+            .load_or_compile(&self.engine, hash, || Ok(bytes.to_vec()))?;
         let pre = self
             .linker
             .instantiate_pre(&component)
             .map_err(anyhow::Error::from)
             .context("the program needs imports the sandbox does not provide")?;
-        let pre = CommandPre::new(pre)
+        CommandPre::new(pre)
             .map_err(anyhow::Error::from)
-            .context("the program is not a WASI command (it exports no `wasi:cli/run`)")?;
-        self.lock_loaded().insert(hash, pre.clone());
-        Ok(Program { pre, kind, hash })
+            .context("the program is not a WASI command (it exports no `wasi:cli/run`)")
     }
 
-    fn lock_loaded(
+    /// Compiles (or takes from the cache) and links a wasip1 command module against our
+    /// preview 1 host.
+    fn load_wasip1(
         &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<blake3::Hash, CommandPre<StoreData>>> {
+        bytes: &[u8],
+        hash: &blake3::Hash,
+    ) -> Result<wasmtime::InstancePre<StoreData>> {
+        let module: wasmtime::Module = self
+            .cache
+            .load_or_compile(&self.engine, hash, || Ok(bytes.to_vec()))?;
+        if module.get_export("_start").is_none() {
+            bail!(
+                "the wasip1 module exports no `_start`: it is not a command (a reactor that \
+                 exports `run` is run through `clawrun exec`)"
+            );
+        }
+        self.p1_linker
+            .instantiate_pre(&module)
+            .map_err(anyhow::Error::from)
+            .context("the program needs imports the sandbox does not provide")
+    }
+
+    fn lock_loaded(&self) -> std::sync::MutexGuard<'_, HashMap<blake3::Hash, ProgramPre>> {
         self.loaded.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -367,16 +407,31 @@ impl Sandbox {
         shared.set_hook(std::mem::replace(&mut config.fs_hook, Box::new(NoFaults)));
         let mut prepared = prepare_store(&self.engine, shared.clone(), preopens, config)?;
         let store = &mut prepared.store;
-        let result = program
-            .pre
-            .instantiate(&mut *store)
-            .and_then(|cmd| cmd.wasi_cli_run().call_run(&mut *store))
-            .map(|ran| match ran {
-                Ok(()) => 0,
-                Err(()) => 1,
-            });
+        let result = match &program.pre {
+            ProgramPre::Command(pre) => pre
+                .instantiate(&mut *store)
+                .and_then(|cmd| cmd.wasi_cli_run().call_run(&mut *store))
+                .map(|ran| match ran {
+                    Ok(()) => 0,
+                    Err(()) => 1,
+                }),
+            ProgramPre::Wasip1(pre) => run_wasip1(pre, store),
+        };
         Ok(prepared.finish(result, shared))
     }
+}
+
+/// Runs a wasip1 command: descriptors 0–2 and the preopens opened, then `_start`; returning
+/// from it is exit status 0 (`proc_exit` ends the run with its own status).
+fn run_wasip1(
+    pre: &wasmtime::InstancePre<StoreData>,
+    store: &mut Store<StoreData>,
+) -> wasmtime::Result<i32> {
+    p1::open_standard_fds(store.data_mut())?;
+    let instance = pre.instantiate(&mut *store)?;
+    let start = instance.get_typed_func::<(), ()>(&mut *store, "_start")?;
+    start.call(&mut *store, ())?;
+    Ok(0)
 }
 
 /// A store ready to run one program, with the handles to what it will produce.
@@ -436,6 +491,7 @@ pub(crate) fn prepare_store(
             deadline: config.deadline,
             started: std::time::Instant::now(),
         },
+        p1: Default::default(),
     };
     let mut store = Store::new(engine, data);
     store.limiter(|s| &mut s.limits);

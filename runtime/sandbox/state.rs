@@ -20,6 +20,8 @@ pub struct StoreData {
     pub(super) http: WasiHttpCtx,
     pub(super) http_hooks: RouterHooks,
     pub(super) process: ProcessCtx,
+    /// The descriptor table of a wasip1 module run by our preview 1 host.
+    pub(super) p1: super::p1::P1Ctx,
     /// Serves the interpreter's host door, when the run offers one.
     pub(crate) door: Option<std::sync::Arc<dyn super::door::Door>>,
 }

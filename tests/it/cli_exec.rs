@@ -100,7 +100,7 @@ fn plant(data: &Path, write_back: &str, exit: &str, links: &[&str]) -> Output {
 fn write_back_by_default_only_after_a_zero_exit() {
     let data = host_tree();
     let out = plant(data.path(), "--write-back", "3", &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("not writing changes back")
             && text(&out.stderr).contains("--write-back=always"),
@@ -110,7 +110,7 @@ fn write_back_by_default_only_after_a_zero_exit() {
     assert!(!data.path().join("planted.txt").exists());
 
     let out = plant(data.path(), "--write-back=always", "3", &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(data.path().join("planted.txt").exists());
 
     let data = host_tree();
@@ -222,8 +222,9 @@ fn traps_and_exit_codes_map_to_statuses() {
     );
     let exit = guest_file(bin.path(), "exitcode", Target::P1);
     let out = clawrun(&["exec", &exit, "--", "42"]);
-    // WASI 0.2's exit carries only ok/err: any failure is status 1.
-    assert_eq!(out.status.code(), Some(1));
+    // A wasip1 module's proc_exit keeps its status (a component's WASI 0.2 exit carries only
+    // ok/err: any failure of a component is status 1).
+    assert_eq!(out.status.code(), Some(42));
     assert_eq!(text(&out.stdout), "exiting 42\n");
 }
 

@@ -28,12 +28,9 @@ const SCENARIOS: &[&str] = &[
 ///   the next line must still match);
 /// - `append_read_handle` (wasip2): wasi-libc's p2 build keeps a read+append descriptor at EOF,
 ///   a guest-side behaviour that stock wasmtime over a real directory shows too;
-/// - `read_from_dir_handle` (wasip1): the preview1 adapter reports EBADF for reading a directory.
 fn expected_difference(target: Target, line: &str) -> bool {
     let name = line.split(':').next().unwrap_or_default();
-    name == "read_dir_order"
-        || (target == Target::P2 && name == "append_read_handle")
-        || (target == Target::P1 && name == "read_from_dir_handle")
+    name == "read_dir_order" || (target == Target::P2 && name == "append_read_handle")
 }
 
 /// Drops the lines of `text` that may legitimately differ for `target`.
@@ -178,7 +175,7 @@ fn quota_exhaustion_is_storage_full() {
             &["/data", "quota"],
         );
         let text = stdout(&out);
-        // The host returns `insufficient-space`. The preview1 adapter hands it on as ENOSPC;
+        // The host returns `insufficient-space`. Our preview 1 host hands it on as ENOSPC;
         // wasi-libc's p2 build turns every stream write error into EIO (guest-side).
         let want = match target {
             Target::P1 => "quota: err StorageFull after 3 MiB",
