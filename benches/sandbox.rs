@@ -97,7 +97,7 @@ fn bench_rmw(c: &mut Criterion) {
     base.create_dir_all("/data").unwrap();
     base.write_file("/data/input.txt", INPUT).unwrap();
     let p1 = common::guest("rmw", common::Target::P1);
-    let adapted = clawrun::sandbox::program::adapt_wasip1(&p1).unwrap();
+    let adapted = adapt_wasip1(&p1);
     let variants = [
         ("clawrun_vfs", common::program("rmw", common::Target::P2)),
         ("clawrun_vfs_wasip1", common::SANDBOX.load(&p1).unwrap()),
@@ -159,6 +159,8 @@ fn bench_rmw(c: &mut Criterion) {
                 },
             );
             store.set_fuel(u64::MAX).unwrap();
+            // The engine interrupts at epoch deadlines (the sandbox's ticker runs): none here.
+            store.set_epoch_deadline(u64::MAX / 2);
             let cmd = pre.instantiate(&mut store).unwrap();
             black_box(cmd.wasi_cli_run().call_run(&mut store).unwrap().is_ok())
         })
@@ -178,6 +180,20 @@ fn bench_rmw(c: &mut Criterion) {
     });
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Wraps a wasip1 command module into a WASI p2 command component with the official preview1
+/// adapter: how clawrun ran wasip1 modules before its own preview 1 host.
+fn adapt_wasip1(module: &[u8]) -> Vec<u8> {
+    let adapter = wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_COMMAND_ADAPTER;
+    wit_component::ComponentEncoder::default()
+        .module(module)
+        .unwrap()
+        .adapter("wasi_snapshot_preview1", adapter)
+        .unwrap()
+        .validate(true)
+        .encode()
+        .unwrap()
 }
 
 /// Reads criterion's point estimate (ns) of one benchmark's mean.

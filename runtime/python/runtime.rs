@@ -1,19 +1,21 @@
 //! The interpreter loaded and ready: its own engine (the wasm features CPython needs, without
-//! touching the engine of the other guests), the module wrapped as a component, and the standard
-//! library as a shared read-only filesystem layer.
+//! touching the engine of the other guests), the wasip1 module linked against clawrun's
+//! preview 1 host and the interpreter's `host` bridge, and the standard library as a shared
+//! read-only filesystem layer.
 
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use clawrun_vfs::{NodeKind, Vfs};
-use wasmtime::component::{InstancePre, Linker};
-use wasmtime::{Config, Engine};
+use wasmtime::{Caller, Config, Engine, InstancePre, Linker, Module};
 
 use super::install::Installation;
 use crate::sandbox::cache::ComponentCache;
-use crate::sandbox::clock::{self, VirtualClock};
-use crate::sandbox::fs::{self, Preopen, SharedFs};
-use crate::sandbox::{Mount, RunConfig, RunOutcome, StoreData, prepare_store, start_epoch_ticker};
+use crate::sandbox::clock::VirtualClock;
+use crate::sandbox::fs::{Preopen, SharedFs};
+use crate::sandbox::{
+    Mount, RunConfig, RunOutcome, StoreData, p1, prepare_store, start_epoch_ticker,
+};
 
 /// Where the standard library zip appears to the interpreter (its build looks there).
 pub const STDLIB_GUEST_DIR: &str = "/usr/local/lib";
@@ -26,21 +28,6 @@ const WASM_STACK: usize = 8 << 20;
 /// The native stack of the thread a run executes on (the wasm stack lives on it, plus host
 /// frames).
 const THREAD_STACK: usize = 32 << 20;
-
-/// The world the interpreter module is given as a component: its `host` bridge import (the
-/// wheel's host door, which clawrun serves as a doorbell when the run offers one, see
-/// [`crate::sandbox::door`]; otherwise every call answers -1) and its
-/// `run` export, which runs the interpreter over its argv and returns the exit status.
-const WORLD: &str = r#"
-package clawrun:python;
-
-world interpreter {
-  import host: interface {
-    call: func(a: s32, b: s32, c: s32, d: s32) -> s32;
-  }
-  export run: func() -> s32;
-}
-"#;
 
 /// A loaded interpreter; share one per process.
 pub struct PythonRuntime {
@@ -64,32 +51,6 @@ fn engine() -> Result<Engine> {
     // Checked against the wasm stack even though runs are synchronous.
     config.async_stack_size(WASM_STACK + (1 << 20));
     Engine::new(&config).map_err(anyhow::Error::from)
-}
-
-/// Wraps the wasip1 reactor module into a component with the preview1 reactor adapter and the
-/// [`WORLD`] described in its metadata.
-pub fn componentize(module: &[u8]) -> Result<Vec<u8>> {
-    let mut resolve = wit_parser::Resolve::default();
-    let package = resolve
-        .push_str("interpreter.wit", WORLD)
-        .context("parsing the interpreter world")?;
-    let world = resolve.select_world(&[package], Some("interpreter"))?;
-    let mut module = module.to_vec();
-    wit_component::embed_component_metadata(
-        &mut module,
-        &resolve,
-        world,
-        wit_component::StringEncoding::UTF8,
-    )?;
-    let adapter = wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER;
-    wit_component::ComponentEncoder::default()
-        .module(&module)
-        .context("reading python.wasm")?
-        .adapter("wasi_snapshot_preview1", adapter)
-        .context("loading the preview1 adapter")?
-        .validate(true)
-        .encode()
-        .context("wrapping python.wasm in the preview1 reactor adapter")
 }
 
 impl PythonRuntime {
@@ -117,36 +78,31 @@ impl PythonRuntime {
     ) -> Result<Self> {
         let engine = engine()?;
         let mut hasher = blake3::Hasher::new();
-        hasher.update(b"clawrun python reactor v1\0");
-        hasher.update(WORLD.as_bytes());
+        hasher.update(b"clawrun python reactor v2: core module on the preview 1 host\0");
         hasher.update(module);
         let key = hasher.finalize();
         let cache = ComponentCache::new(&engine, cache_dir.map(Path::to_path_buf));
-        let component: wasmtime::component::Component =
-            cache.load_or_compile(&engine, &key, || componentize(module))?;
+        let module: Module = cache.load_or_compile(&engine, &key, || Ok(module.to_vec()))?;
 
         let mut linker: Linker<StoreData> = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;
-        fs::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
-        clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        p1::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        // The wheel's host door: served as a doorbell when the run offers one (see
+        // `crate::sandbox::door`), otherwise every call answers -1.
         linker
-            .instance("host")
-            .and_then(|mut host| {
-                host.func_wrap(
-                    "call",
-                    |mut store: wasmtime::StoreContextMut<'_, StoreData>,
-                     _: (i32, i32, i32, i32)| {
-                        let answer = store.data().ring_door();
-                        if let Some(fuel) = answer.set_fuel {
-                            store.set_fuel(fuel)?;
-                        }
-                        Ok((answer.code,))
-                    },
-                )
-            })
+            .func_wrap(
+                "host",
+                "call",
+                |mut caller: Caller<'_, StoreData>, _: i32, _: i32, _: i32, _: i32| {
+                    let answer = caller.data().ring_door();
+                    if let Some(fuel) = answer.set_fuel {
+                        caller.set_fuel(fuel)?;
+                    }
+                    Ok(answer.code)
+                },
+            )
             .map_err(anyhow::Error::from)?;
         let pre = linker
-            .instantiate_pre(&component)
+            .instantiate_pre(&module)
             .map_err(anyhow::Error::from)
             .context("linking the reactor")?;
         start_epoch_ticker(&engine);
@@ -236,10 +192,7 @@ impl PythonRuntime {
                 .spawn_scoped(scope, move || -> Result<RunOutcome> {
                     let mut prepared = prepare_store(&engine, fs.clone(), preopens, config)?;
                     let store = &mut prepared.store;
-                    let result = pre.instantiate(&mut *store).and_then(|instance| {
-                        let run = instance.get_typed_func::<(), (i32,)>(&mut *store, "run")?;
-                        run.call(&mut *store, ()).map(|(code,)| code)
-                    });
+                    let result = run_reactor(&pre, store);
                     Ok(prepared.finish(result, fs))
                 })
                 .context("starting the interpreter's thread")?;
@@ -248,4 +201,19 @@ impl PythonRuntime {
                 .map_err(|_| anyhow::anyhow!("the interpreter's thread panicked"))?
         })
     }
+}
+
+/// Runs the reactor once: descriptors 0–2 and the preopens opened, `_initialize` if it exports
+/// one, then `run`, whose result is the exit status (`proc_exit` ends the run with its own).
+fn run_reactor(
+    pre: &InstancePre<StoreData>,
+    store: &mut wasmtime::Store<StoreData>,
+) -> wasmtime::Result<i32> {
+    p1::open_standard_fds(store.data_mut())?;
+    let instance = pre.instantiate(&mut *store)?;
+    if let Some(init) = instance.get_func(&mut *store, "_initialize") {
+        init.typed::<(), ()>(&*store)?.call(&mut *store, ())?;
+    }
+    let run = instance.get_typed_func::<(), i32>(&mut *store, "run")?;
+    run.call(&mut *store, ())
 }

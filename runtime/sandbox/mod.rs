@@ -14,7 +14,7 @@ pub mod fault;
 pub mod fs;
 pub mod http;
 pub mod output;
-mod p1;
+pub(crate) mod p1;
 pub mod process;
 pub mod program;
 pub mod random;

@@ -52,21 +52,6 @@ pub fn is_run_reactor(module: &[u8]) -> Result<bool> {
     Ok(run && !start)
 }
 
-/// Wraps a wasip1 command module into a WASI p2 command component with the official preview1
-/// adapter. The sandbox runs wasip1 modules on its own preview 1 host instead; this is what it
-/// did before, kept for `cargo bench --bench sandbox` to compare against.
-pub fn adapt_wasip1(module: &[u8]) -> Result<Vec<u8>> {
-    let adapter = wasi_preview1_component_adapter_provider::WASI_SNAPSHOT_PREVIEW1_COMMAND_ADAPTER;
-    wit_component::ComponentEncoder::default()
-        .module(module)
-        .context("reading the core module")?
-        .adapter("wasi_snapshot_preview1", adapter)
-        .context("loading the preview1 adapter")?
-        .validate(true)
-        .encode()
-        .context("wrapping the wasip1 module in the preview1 adapter")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -216,6 +216,11 @@ impl StoreData {
         let file = self.p1.fds.file(fd)?;
         let (desc, append, position) = (borrow(&file.desc), file.append, file.position);
         if bytes.is_empty() {
+            // Nothing moves, but a descriptor not open for writing is still `badf`.
+            let flags = self.vfs_view().get_flags(desc)?;
+            if !flags.contains(fs::DescriptorFlags::WRITE) {
+                return Err(Errno::Badf.into());
+            }
             return Ok(0);
         }
         let offset = if append {

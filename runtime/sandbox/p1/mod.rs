@@ -62,6 +62,6 @@ impl wiggle::GuestErrorType for types::Errno {
 }
 
 /// Installs every `wasi_snapshot_preview1` function into a core-module linker.
-pub fn add_to_linker(linker: &mut wasmtime::Linker<StoreData>) -> wasmtime::Result<()> {
+pub(crate) fn add_to_linker(linker: &mut wasmtime::Linker<StoreData>) -> wasmtime::Result<()> {
     sync::add_wasi_snapshot_preview1_to_linker(linker, |data: &mut StoreData| data)
 }
