@@ -145,12 +145,29 @@ pub(super) fn filestat(stat: fs::DescriptorStat, ino: u64) -> Result<types::File
     })
 }
 
+/// The filesystem host's new access and modification times from preview 1's values and
+/// `fst_flags`.
+pub(super) fn new_times(
+    atim: types::Timestamp,
+    mtim: types::Timestamp,
+    flags: types::Fstflags,
+) -> Result<(fs::NewTimestamp, fs::NewTimestamp), Error> {
+    Ok((
+        new_timestamp(
+            flags.contains(types::Fstflags::ATIM),
+            flags.contains(types::Fstflags::ATIM_NOW),
+            atim,
+        )?,
+        new_timestamp(
+            flags.contains(types::Fstflags::MTIM),
+            flags.contains(types::Fstflags::MTIM_NOW),
+            mtim,
+        )?,
+    ))
+}
+
 /// The filesystem host's new timestamp from a preview 1 `set` / `now` pair of flags.
-pub(super) fn new_timestamp(
-    set: bool,
-    now: bool,
-    ts: types::Timestamp,
-) -> Result<fs::NewTimestamp, Error> {
+fn new_timestamp(set: bool, now: bool, ts: types::Timestamp) -> Result<fs::NewTimestamp, Error> {
     match (set, now) {
         (true, true) => Err(Errno::Inval.into()),
         (true, false) => Ok(fs::NewTimestamp::Timestamp(Datetime {

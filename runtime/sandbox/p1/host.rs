@@ -158,6 +158,17 @@ impl StoreData {
         Ok(u32::try_from(bytes.len() - rest.len())?)
     }
 
+    /// Directory `fd` and the guest path `path` a `path_*` call names.
+    fn dir_path(
+        &mut self,
+        memory: &GuestMemory<'_>,
+        fd: types::Fd,
+        path: GuestPtr<str>,
+    ) -> Result<(Resource<Descriptor>, String)> {
+        let dir = self.p1.fds.dir(fd)?;
+        Ok((dir, self.string(memory, path)?))
+    }
+
     /// A guest string, charged to the budget.
     fn string(&mut self, memory: &GuestMemory<'_>, ptr: GuestPtr<str>) -> Result<String> {
         self.charge(u64::from(ptr.len()))?;
@@ -544,16 +555,7 @@ impl WasiSnapshotPreview1 for StoreData {
         mtim: types::Timestamp,
         flags: types::Fstflags,
     ) -> Result<()> {
-        let atim = convert::new_timestamp(
-            flags.contains(types::Fstflags::ATIM),
-            flags.contains(types::Fstflags::ATIM_NOW),
-            atim,
-        )?;
-        let mtim = convert::new_timestamp(
-            flags.contains(types::Fstflags::MTIM),
-            flags.contains(types::Fstflags::MTIM_NOW),
-            mtim,
-        )?;
+        let (atim, mtim) = convert::new_times(atim, mtim, flags)?;
         let desc = self.p1.fds.desc(fd)?;
         Ok(self.vfs_view().set_times(desc, atim, mtim)?)
     }
@@ -774,8 +776,7 @@ impl WasiSnapshotPreview1 for StoreData {
         fd: types::Fd,
         path: GuestPtr<str>,
     ) -> Result<()> {
-        let dir = self.p1.fds.dir(fd)?;
-        let path = self.string(memory, path)?;
+        let (dir, path) = self.dir_path(memory, fd, path)?;
         Ok(self.vfs_view().create_directory_at(dir, path)?)
     }
 
@@ -786,8 +787,7 @@ impl WasiSnapshotPreview1 for StoreData {
         flags: types::Lookupflags,
         path: GuestPtr<str>,
     ) -> Result<types::Filestat> {
-        let dir = self.p1.fds.dir(fd)?;
-        let path = self.string(memory, path)?;
+        let (dir, path) = self.dir_path(memory, fd, path)?;
         let flags = convert::path_flags(flags);
         let stat = self.vfs_view().stat_at(borrow(&dir), flags, path.clone())?;
         let hash = self.vfs_view().metadata_hash_at(dir, flags, path)?;
@@ -804,18 +804,8 @@ impl WasiSnapshotPreview1 for StoreData {
         mtim: types::Timestamp,
         fst_flags: types::Fstflags,
     ) -> Result<()> {
-        let atim = convert::new_timestamp(
-            fst_flags.contains(types::Fstflags::ATIM),
-            fst_flags.contains(types::Fstflags::ATIM_NOW),
-            atim,
-        )?;
-        let mtim = convert::new_timestamp(
-            fst_flags.contains(types::Fstflags::MTIM),
-            fst_flags.contains(types::Fstflags::MTIM_NOW),
-            mtim,
-        )?;
-        let dir = self.p1.fds.dir(fd)?;
-        let path = self.string(memory, path)?;
+        let (atim, mtim) = convert::new_times(atim, mtim, fst_flags)?;
+        let (dir, path) = self.dir_path(memory, fd, path)?;
         Ok(self
             .vfs_view()
             .set_times_at(dir, convert::path_flags(flags), path, atim, mtim)?)
@@ -854,8 +844,7 @@ impl WasiSnapshotPreview1 for StoreData {
         _inheriting: types::Rights,
         fdflags: types::Fdflags,
     ) -> Result<types::Fd> {
-        let dir = self.p1.fds.dir(fd)?;
-        let path = self.string(memory, path)?;
+        let (dir, path) = self.dir_path(memory, fd, path)?;
         let desc = self.vfs_view().open_at(
             dir,
             convert::path_flags(dirflags),
@@ -893,8 +882,7 @@ impl WasiSnapshotPreview1 for StoreData {
         buf: GuestPtr<u8>,
         buf_len: types::Size,
     ) -> Result<types::Size> {
-        let dir = self.p1.fds.dir(fd)?;
-        let path = self.string(memory, path)?;
+        let (dir, path) = self.dir_path(memory, fd, path)?;
         let mut target = self.vfs_view().readlink_at(dir, path)?.into_bytes();
         target.truncate(buf_len as usize);
         write_bytes(memory, buf, &target)?;
@@ -907,8 +895,7 @@ impl WasiSnapshotPreview1 for StoreData {
         fd: types::Fd,
         path: GuestPtr<str>,
     ) -> Result<()> {
-        let dir = self.p1.fds.dir(fd)?;
-        let path = self.string(memory, path)?;
+        let (dir, path) = self.dir_path(memory, fd, path)?;
         Ok(self.vfs_view().remove_directory_at(dir, path)?)
     }
 
@@ -946,8 +933,7 @@ impl WasiSnapshotPreview1 for StoreData {
         fd: types::Fd,
         path: GuestPtr<str>,
     ) -> Result<()> {
-        let dir = self.p1.fds.dir(fd)?;
-        let path = self.string(memory, path)?;
+        let (dir, path) = self.dir_path(memory, fd, path)?;
         Ok(self.vfs_view().unlink_file_at(dir, path)?)
     }
 
