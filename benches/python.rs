@@ -72,7 +72,7 @@ fn main() {
     g.bench_function("pandas_groupby_10k_rows", |b| {
         b.iter(|| run(&runtime, &vfs, &["-c", PANDAS_JOB]))
     });
-    let sandbox = Sandbox::new(SandboxConfig::default()).unwrap();
+    let sandbox = Sandbox::new(SandboxConfig::from_env()).unwrap();
     let tools = Toolbox::new();
     let command = format!("python3 -c \"{PANDAS_JOB}\" && wc -l out.csv");
     let args = serde_json::json!({ "command": command });
@@ -98,7 +98,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let harness = Harness::new().unwrap();
+    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env()).unwrap();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let suite = clawrun::task::Suite::open(root).unwrap();
     let task = TaskEnv::prepare(

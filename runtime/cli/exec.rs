@@ -208,7 +208,7 @@ pub fn run(args: ExecArgs) -> Result<i32> {
     let cache_dir = if args.no_cache {
         None
     } else {
-        SandboxConfig::default().cache_dir
+        SandboxConfig::from_env().cache_dir
     };
     let outcome = if reactor {
         run_reactor(&bytes, &args.program, vfs, clock, config, cache_dir)?

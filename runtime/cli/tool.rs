@@ -87,7 +87,7 @@ pub fn run(args: ToolArgs) -> Result<i32> {
     vfs.set_quota(disk.quota_over(vfs.usage()));
     let mut base = vfs.fork();
 
-    let sandbox = Sandbox::new(SandboxConfig::default())?;
+    let sandbox = Sandbox::new(SandboxConfig::from_env())?;
     let toolbox = Toolbox::new();
     let call = ToolCall {
         name: &args.name,

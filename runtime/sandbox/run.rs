@@ -27,10 +27,11 @@ use super::program::{self, ProgramKind};
 use super::random::SeededRng;
 use super::state::{MemoryLimiter, StoreData};
 
-/// How the process-wide sandbox is set up.
+/// How the process-wide sandbox is set up. The default reads nothing from the environment:
+/// no compile cache, the pooling allocator; [`SandboxConfig::from_env`] is what the CLI uses.
 #[derive(Clone, Debug)]
 pub struct SandboxConfig {
-    /// Folder of the compiled-component cache; `None` compiles every time.
+    /// Folder of the compiled-program cache; `None` compiles every time.
     pub cache_dir: Option<PathBuf>,
     /// Use the pooling instance allocator (falls back to on-demand if the pool cannot be
     /// reserved).
@@ -40,8 +41,20 @@ pub struct SandboxConfig {
 impl Default for SandboxConfig {
     fn default() -> Self {
         Self {
-            cache_dir: ComponentCache::default_dir(),
+            cache_dir: None,
             pooling: true,
+        }
+    }
+}
+
+impl SandboxConfig {
+    /// The default with the compile cache where the environment puts it
+    /// ([`ComponentCache::default_dir`]: `$CLAWRUN_CACHE_DIR`, `$XDG_CACHE_HOME/clawrun` or
+    /// `~/.cache/clawrun`).
+    pub fn from_env() -> Self {
+        Self {
+            cache_dir: ComponentCache::default_dir(),
+            ..Self::default()
         }
     }
 }

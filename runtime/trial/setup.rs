@@ -68,6 +68,8 @@ impl DiskLimits {
 
 /// What every trial of the process shares: the engine and the loaded tools.
 pub struct Harness {
+    /// How the sandbox is made.
+    config: SandboxConfig,
     /// The wasmtime engine and component cache, made on first use.
     sandbox: OnceLock<Result<Sandbox, String>>,
     /// The system tools.
@@ -75,11 +77,12 @@ pub struct Harness {
 }
 
 impl Harness {
-    /// A harness with the default sandbox (on-disk compile cache, pooling allocator), which
-    /// is created when a trial first runs a guest: a run whose trials run none never pays
+    /// A harness whose sandbox is made from `config` (the CLI passes
+    /// [`SandboxConfig::from_env`]: the on-disk compile cache) when a trial first runs a guest: a run whose trials run none never pays
     /// for the engine and its pool reservation.
-    pub fn new() -> Result<Self> {
+    pub fn new(config: SandboxConfig) -> Result<Self> {
         Ok(Harness {
+            config,
             sandbox: OnceLock::new(),
             toolbox: Toolbox::new(),
         })
@@ -89,7 +92,7 @@ impl Harness {
     /// kept for every later call).
     pub fn sandbox(&self) -> Result<&Sandbox> {
         self.sandbox
-            .get_or_init(|| Sandbox::new(SandboxConfig::default()).map_err(|e| format!("{e:#}")))
+            .get_or_init(|| Sandbox::new(self.config.clone()).map_err(|e| format!("{e:#}")))
             .as_ref()
             .map_err(|e| anyhow::anyhow!("creating the sandbox: {e}"))
     }
