@@ -173,6 +173,66 @@ print(sorted(os.listdir("/")), sorted(os.listdir("/usr/local/lib")))
 }
 
 #[test]
+fn descriptor_tricks_from_python_get_posix_errors_and_change_nothing() {
+    // The interpreter runs on clawrun's preview 1 host: what an agent's script can do to its
+    // descriptors (bad numbers, closing its preopens, writing where it may not, seeking before
+    // the start, sleeping for days) gets the POSIX error and leaves the sandbox as it was.
+    let probe = r#"
+import errno, os, time
+def attempt(name, f):
+    try:
+        f()
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode[e.errno])
+attempt("write-bad-fd", lambda: os.write(9999, b""))
+attempt("pwrite-stdout", lambda: os.pwrite(1, b"x", 0))
+d = os.open("/workspace", os.O_RDONLY | os.O_DIRECTORY)
+attempt("read-dir", lambda: os.read(d, 10))
+r = os.open("/workspace/in.txt", os.O_RDONLY)
+attempt("empty-write-readonly", lambda: os.write(r, b""))
+attempt("seek-before-start", lambda: os.lseek(r, -1, os.SEEK_SET))
+for fd in range(3, 6):
+    attempt("close-%d" % fd, lambda fd=fd: os.close(fd))
+attempt("open-after-close", lambda: open("/etc/passwd").read())
+t = time.time()
+time.sleep(10 ** 6)
+print("slept", round(time.time() - t))
+"#;
+    let started = std::time::Instant::now();
+    let (out, stdout, stderr) = python(
+        workspace(&[("/workspace/in.txt", b"data\n")]),
+        &["-c", probe],
+        RunConfig::default(),
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(out.status.exit_code(), 0, "{stderr}");
+    let mut lines = stdout.lines();
+    for want in [
+        "write-bad-fd EBADF",
+        "pwrite-stdout ESPIPE",
+        "read-dir EISDIR",
+        "empty-write-readonly EBADF",
+        "seek-before-start EINVAL",
+    ] {
+        assert_eq!(lines.next(), Some(want), "{stdout}");
+    }
+    let rest: Vec<&str> = lines.collect();
+    assert_eq!(rest.len(), 5, "{stdout}");
+    assert!(
+        rest[..3].iter().all(|l| l.starts_with("close-")),
+        "{stdout}"
+    );
+    assert!(rest[3].starts_with("open-after-close E"), "{stdout}");
+    assert_eq!(rest[4], "slept 1000000");
+    // Nothing was added or changed.
+    let vfs = out.vfs;
+    assert_eq!(vfs.read_file("/workspace/in.txt").unwrap(), b"data\n");
+    let workspace = vfs.resolve("/workspace").unwrap();
+    assert_eq!(vfs.read_dir(workspace).unwrap().len(), 1);
+}
+
+#[test]
 fn bash_runs_python_scripts_with_sibling_imports_stdin_and_exit_codes() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("pkg")).unwrap();

@@ -302,6 +302,16 @@ fn preopen_rights() -> (types::Rights, types::Rights) {
     (base, inheriting)
 }
 
+/// The fdstat of a stdio descriptor: no type, no flags, reading or writing only.
+fn stdio_fdstat(rights: types::Rights) -> types::Fdstat {
+    types::Fdstat {
+        fs_filetype: types::Filetype::Unknown,
+        fs_flags: types::Fdflags::empty(),
+        fs_rights_base: rights,
+        fs_rights_inheriting: rights,
+    }
+}
+
 /// The stat of a stdio descriptor: no type, no size, no times.
 fn stdio_filestat() -> types::Filestat {
     types::Filestat {
@@ -427,18 +437,8 @@ impl WasiSnapshotPreview1 for StoreData {
 
     fn fd_fdstat_get(&mut self, _: &mut GuestMemory<'_>, fd: types::Fd) -> Result<types::Fdstat> {
         let (desc, append, nonblock) = match self.p1.fds.get(fd)? {
-            Fd::Stdin(_) | Fd::Stdout(_) | Fd::Stderr(_) => {
-                let rights = match self.p1.fds.get(fd)? {
-                    Fd::Stdin(_) => types::Rights::FD_READ,
-                    _ => types::Rights::FD_WRITE,
-                };
-                return Ok(types::Fdstat {
-                    fs_filetype: types::Filetype::Unknown,
-                    fs_flags: types::Fdflags::empty(),
-                    fs_rights_base: rights,
-                    fs_rights_inheriting: rights,
-                });
-            }
+            Fd::Stdin(_) => return Ok(stdio_fdstat(types::Rights::FD_READ)),
+            Fd::Stdout(_) | Fd::Stderr(_) => return Ok(stdio_fdstat(types::Rights::FD_WRITE)),
             Fd::Dir {
                 preopen: Some(_), ..
             } => {
@@ -868,10 +868,7 @@ impl WasiSnapshotPreview1 for StoreData {
                 return Err(e.into());
             }
         };
-        match self.p1.fds.push(opened) {
-            Ok(n) => Ok(n.into()),
-            Err(e) => Err(e),
-        }
+        Ok(self.p1.fds.push(opened)?.into())
     }
 
     fn path_readlink(
