@@ -4,18 +4,19 @@
 //! over an in-memory, copy-on-write, blake3 content-addressed filesystem ([`vfs`]).
 
 pub use clawrun_agents as agents;
+pub use clawrun_faults as faults;
+pub use clawrun_hostcall as hostcall;
 pub use clawrun_judge as judge;
 pub use clawrun_report as report;
+pub use clawrun_services as services;
 pub use clawrun_task as task;
 pub use clawrun_vfs as vfs;
+pub use clawrun_web as web;
 
 pub mod claw_eval;
 pub mod cli;
-pub mod faults;
 pub mod python;
 pub mod run;
 pub mod sandbox;
-pub mod services;
 pub mod tools;
 pub mod trial;
-pub mod web;

@@ -12,6 +12,8 @@ cargo run --locked --quiet -- setup python
 # (tests/it/claw_eval_graders.rs, tests/it/claw_eval_grading_cli.rs), pinned, in target/pyref.
 CLAWRUN_PYREF="$(scripts/pyref.sh)"
 export CLAWRUN_PYREF
+# The crates below the sandbox stay free of wasmtime (ARCHITECTURE.md §1).
+scripts/check-layering.sh
 cargo test --workspace --locked
 if [ -f guest_tools/Cargo.toml ]; then
   cargo test --manifest-path guest_tools/Cargo.toml --workspace --locked

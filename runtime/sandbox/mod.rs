@@ -10,7 +10,6 @@
 pub mod cache;
 pub mod clock;
 pub mod door;
-pub mod fault;
 pub mod fs;
 pub mod http;
 pub mod output;
@@ -18,6 +17,8 @@ pub(crate) mod p1;
 pub mod process;
 pub mod program;
 pub mod random;
+/// The filesystem fault hook (from `clawrun-hostcall`).
+pub use clawrun_hostcall::fault;
 mod run;
 mod state;
 
