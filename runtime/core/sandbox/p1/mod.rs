@@ -40,7 +40,7 @@ pub(crate) struct P1Ctx {
 #[allow(clippy::too_many_arguments)]
 mod generated {
     wiggle::from_witx!({
-        witx: ["runtime/sandbox/p1/witx/wasi_snapshot_preview1.witx"],
+        witx: ["runtime/core/sandbox/p1/witx/wasi_snapshot_preview1.witx"],
         errors: { errno => trappable Error },
     });
 }
@@ -49,7 +49,7 @@ use generated::{types, wasi_snapshot_preview1};
 
 mod sync {
     wiggle::wasmtime_integration!({
-        witx: ["runtime/sandbox/p1/witx/wasi_snapshot_preview1.witx"],
+        witx: ["runtime/core/sandbox/p1/witx/wasi_snapshot_preview1.witx"],
         target: super,
         errors: { errno => trappable Error },
     });

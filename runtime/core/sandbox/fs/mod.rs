@@ -1,7 +1,7 @@
 //! clawrun's own `wasi:filesystem` host, served from the in-memory [`Vfs`].
 //!
 //! wasmtime-wasi 48 has no pluggable filesystem, so this module generates its own bindings from
-//! the exact WIT version that wasmtime-wasi ships (`runtime/sandbox/wit`) and installs them over
+//! the exact WIT version that wasmtime-wasi ships (`runtime/core/sandbox/wit`) and installs them over
 //! the stock implementation with linker shadowing. Every host call passes through
 //! [`FsFaultHook`] first, so faults can be injected at the host-call boundary.
 //!
@@ -26,10 +26,10 @@ pub use self::error::FsError;
 
 use crate::sandbox::fault::{FsCall, FsFault, FsFaultHook, FsOp, NoFaults};
 
-/// Bindings generated from `runtime/sandbox/wit` (the WIT that wasmtime-wasi 48.0.8 ships).
+/// Bindings generated from `runtime/core/sandbox/wit` (the WIT that wasmtime-wasi 48.0.8 ships).
 pub mod bindings {
     wasmtime::component::bindgen!({
-        path: "runtime/sandbox/wit",
+        path: "runtime/core/sandbox/wit",
         world: "clawrun:sandbox/host",
         with: {
             "wasi:io": wasmtime_wasi_io::bindings::wasi::io,
