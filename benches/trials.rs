@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use clawrun::faults::{LoadOptions, plan_from_cli};
+use clawrun::faults::{PlanOptions, plan_from_cli};
 use clawrun::judge::ScoreConfig;
 use clawrun::run::AgentSpec;
 use clawrun::trial::{Harness, Limits, TaskEnv, run_trial};
@@ -26,7 +26,7 @@ fn suite() -> PathBuf {
 fn prepare(id: &str, rate: &str) -> TaskEnv {
     let root = suite();
     let s = clawrun::task::Suite::open(&root).unwrap();
-    let plan = plan_from_cli(&format!("claw-eval:{rate}"), &LoadOptions::new(1)).unwrap();
+    let plan = plan_from_cli(&format!("claw-eval:{rate}"), &PlanOptions::new(1)).unwrap();
     TaskEnv::prepare(s.load(&format!("tasks/{id}")).unwrap(), Some(&plan)).unwrap()
 }
 
@@ -117,7 +117,7 @@ fn main() {
     // The bundled suite: every task with an oracle, faults on, on both cores.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let s = clawrun::task::Suite::open(root).unwrap();
-    let plan = plan_from_cli("claw-eval:0.25", &LoadOptions::new(1)).unwrap();
+    let plan = plan_from_cli("claw-eval:0.25", &PlanOptions::new(1)).unwrap();
     let tasks: Vec<TaskEnv> = clawrun::run::runner::suite_tasks(&s, root)
         .unwrap()
         .into_iter()

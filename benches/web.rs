@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clawrun::services::{ServiceRequest, ServiceSet, ServiceSpec, Timestamp};
+use clawrun::services::{ServiceRequest, ServiceSet, ServiceSpec, UtcInstant};
 use clawrun::web::{
     Cassette, Fetched, Web, WebMode, WebOptions, WebRequest, WebResponse, WebSession,
 };
@@ -57,12 +57,13 @@ fn main() {
     g.bench_function("main_text_page_95k", |b| {
         b.iter(|| black_box(clawrun_web_text::main_text(PAGE, URL)))
     });
-    let now = Timestamp::from_duration(Duration::from_secs(1_767_225_600));
+    let now = UtcInstant::from_duration(Duration::from_secs(1_767_225_600));
     let mut services = ServiceSet::load(
         dir.path(),
         &[ServiceSpec::named("web_real")],
         &Default::default(),
         now,
+        cap_std::ambient_authority(),
     )
     .unwrap();
     services.attach_web(&WebSession::new(Arc::clone(&web), 7));

@@ -15,7 +15,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 use clawrun::sandbox::clock::VirtualClock;
 use clawrun::sandbox::http::{GuestHttpError, GuestRequest, GuestResponse, HttpRouter};
 use clawrun::sandbox::{Mount, Program, RunConfig, Status};
-use clawrun::services::{self, GuestRouter, Router, ServiceSet, TaskServices, Timestamp};
+use clawrun::services::{self, GuestRouter, Router, ServiceSet, TaskServices, UtcInstant};
 use clawrun::tools::{BASH_FUEL, WORKSPACE};
 use clawrun::vfs::Vfs;
 use common::SANDBOX;
@@ -91,12 +91,13 @@ impl Trial {
         let yaml = std::fs::read_to_string(root.join("tasks/T002_email_triage/task.yaml")).unwrap();
         let spec = TaskServices::from_yaml(&yaml).unwrap();
         let clock = VirtualClock::default();
-        let now = Timestamp::from_duration(clock.wall());
+        let now = UtcInstant::from_duration(clock.wall());
         let set = ServiceSet::load(
             &root,
             &spec.services,
-            &services::LoadOptions::default(),
+            &services::FixtureOptions::default(),
             now,
+            cap_std::ambient_authority(),
         )
         .unwrap();
         Trial {

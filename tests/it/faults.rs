@@ -8,8 +8,8 @@ use clawrun::faults::point::{self, Call};
 use clawrun::faults::preset::{self, CLAW_EVAL_EXEMPT_SUFFIXES};
 use clawrun::faults::response::{RATE_LIMIT_BODY, SERVER_ERROR_BODY};
 use clawrun::faults::{
-    FaultEvent, FaultInjector, FaultKind, FaultPlan, FaultsSection, KindSpec, LoadOptions,
-    PlanError, Pos, Rule, Source, Trigger, plan_from_cli, plan_from_yaml,
+    FaultEvent, FaultInjector, FaultKind, FaultPlan, FaultsSection, KindSpec, PlanError,
+    PlanOptions, PlanSource, Pos, Rule, Trigger, plan_from_cli, plan_from_yaml,
 };
 use clawrun::sandbox::clock::VirtualClock;
 
@@ -452,7 +452,7 @@ rules:
 
 #[test]
 fn a_full_plan_parses_into_the_rules_it_says() {
-    let plan = plan_from_yaml(FULL_PLAN, "plan.yaml", &LoadOptions::new(1)).unwrap();
+    let plan = plan_from_yaml(FULL_PLAN, "plan.yaml", &PlanOptions::new(1)).unwrap();
     assert_eq!(plan.seed(), 77);
     let rules = plan.rules();
     assert_eq!(rules.len(), 4, "3 rules + the preset after them");
@@ -498,7 +498,7 @@ fn a_full_plan_parses_into_the_rules_it_says() {
     assert_eq!(rules[3], preset::claw_eval_rule(0.25));
     // The same plan as JSON (through the same parser) is the same plan.
     let json = serde_json::to_string_pretty(&plan).unwrap();
-    let again = plan_from_yaml(&json, "plan.json", &LoadOptions::new(1)).unwrap();
+    let again = plan_from_yaml(&json, "plan.json", &PlanOptions::new(1)).unwrap();
     assert_eq!(again, plan);
     assert_eq!(run_round_robin(again, 50), run_round_robin(plan, 50));
 }
@@ -515,15 +515,15 @@ fn a_task_faults_section_deserialises_inside_a_task() {
     let text = "task_id: T001\nfaults:\n  preset: claw-eval\n  rules:\n    - point: tool:Bash\n      kind: eio\n      calls: [1]\n";
     let task: Task = serde_saphyr::from_str(text).unwrap();
     let section = task.faults.unwrap();
-    let source = Source {
+    let source = PlanSource {
         origin: "tasks/T001/task.yaml",
         field: "faults",
     };
-    let err = section.compile(source, &LoadOptions::new(3)).unwrap_err();
+    let err = section.compile(source, &PlanOptions::new(3)).unwrap_err();
     assert_eq!(
         err.to_string(),
         "tasks/T001/task.yaml:6:13: faults.rules[0].kind: `eio` cannot be injected at tool: \
-         points\n  hint: eio, enospc, eacces and short_write apply to fs: points only"
+         points (hint: eio, enospc, eacces and short_write apply to fs: points only)"
     );
     // `preset: claw-eval` without a rate takes ERROR_RATE, as Claw-Eval does (default 0).
     let text = "task_id: T001\nfaults:\n  preset: claw-eval\n";
@@ -531,10 +531,10 @@ fn a_task_faults_section_deserialises_inside_a_task() {
     let plan = task
         .faults
         .unwrap()
-        .compile(source, &LoadOptions::new(3))
+        .compile(source, &PlanOptions::new(3))
         .unwrap();
     assert_eq!(plan.rules()[0].trigger, Trigger::Probability(0.0));
-    let options = LoadOptions {
+    let options = PlanOptions {
         seed: 3,
         error_rate: Some("0.4".into()),
     };
@@ -552,7 +552,7 @@ fn a_task_faults_section_deserialises_inside_a_task() {
 
 /// Parses `text` as a plan file and returns its error.
 fn broken(text: &str) -> PlanError {
-    plan_from_yaml(text, "plan.yaml", &LoadOptions::new(0)).unwrap_err()
+    plan_from_yaml(text, "plan.yaml", &PlanOptions::new(0)).unwrap_err()
 }
 
 #[test]
@@ -576,7 +576,7 @@ fn an_unknown_kind_is_named_with_its_line_and_the_valid_kinds() {
     );
     assert!(
         e.to_string()
-            .starts_with("plan.yaml:3:11: rules[0].kind: unknown fault kind `status502`\n  hint: ")
+            .starts_with("plan.yaml:3:11: rules[0].kind: unknown fault kind `status502` (hint: ")
     );
     // In a weighted map, the path names the entry.
     let e = broken(
@@ -602,9 +602,9 @@ fn a_misspelt_field_is_named_with_a_suggestion() {
     let e = broken("rules:\n  - point: tool:Bash\n    kind: timeout\n    probabilty: 0.5\n");
     assert_eq!(
         e.to_string(),
-        "plan.yaml:4:5: rules[0].probabilty: unknown field `probabilty`\n  hint: did you mean \
+        "plan.yaml:4:5: rules[0].probabilty: unknown field `probabilty` (hint: did you mean \
          `probability`? valid fields: name, point, points, kind, kinds, probability, calls, \
-         max_count, methods, exclude_suffixes, skip_health_checks"
+         max_count, methods, exclude_suffixes, skip_health_checks)"
     );
     let e = broken("seed: 1\nrulez: []\n");
     assert_eq!(
@@ -724,20 +724,20 @@ fn yaml_syntax_errors_carry_line_and_column() {
     let e = broken("rules: [\n");
     assert_eq!(
         e.to_string(),
-        "plan.yaml:1:8: invalid YAML: unclosed bracket '['\n  hint: check the indentation and quoting around this line"
+        "plan.yaml:1:8: invalid YAML: unclosed bracket '[' (hint: check the indentation and quoting around this line)"
     );
 }
 
 #[test]
 fn plans_from_the_command_line() {
-    let opts = LoadOptions::new(5);
+    let opts = PlanOptions::new(5);
     assert!(plan_from_cli("none", &opts).unwrap().is_empty());
     let p = plan_from_cli("claw-eval:0.3", &opts).unwrap();
     assert_eq!(p, preset::claw_eval(5, 0.3).unwrap());
     // Plain `claw-eval`: ERROR_RATE semantics (unset: 0, i.e. nothing is injected).
     let p = plan_from_cli("claw-eval", &opts).unwrap();
     assert_eq!(p.rules()[0].trigger, Trigger::Probability(0.0));
-    let env = LoadOptions {
+    let env = PlanOptions {
         seed: 5,
         error_rate: Some("0.25".into()),
     };
@@ -745,7 +745,7 @@ fn plans_from_the_command_line() {
         plan_from_cli("claw-eval", &env).unwrap(),
         preset::claw_eval(5, 0.25).unwrap()
     );
-    let bad_env = LoadOptions {
+    let bad_env = PlanOptions {
         seed: 5,
         error_rate: Some("lots".into()),
     };
@@ -762,7 +762,7 @@ fn plans_from_the_command_line() {
         "claw-eval:",
     ] {
         let e = plan_from_cli(bad, &opts).unwrap_err();
-        assert_eq!(e.origin, "--faults");
+        assert_eq!(e.file, "--faults");
         assert!(
             e.hint.as_deref().unwrap().contains("claw-eval:RATE"),
             "{bad}: {e}"
@@ -795,7 +795,7 @@ fn plans_from_the_command_line() {
     )
     .unwrap();
     let e = plan_from_cli(json.to_str().unwrap(), &opts).unwrap_err();
-    assert_eq!(e.origin, json.display().to_string());
+    assert_eq!(e.file, json.display().to_string());
     assert_eq!(
         (e.field.as_str(), e.pos),
         (

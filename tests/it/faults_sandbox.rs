@@ -4,7 +4,7 @@
 //! what happened, timed on the trial's virtual clock.
 
 use crate::common;
-use clawrun::faults::{FaultInjector, FaultKind, LoadOptions, SharedInjector, plan_from_yaml};
+use clawrun::faults::{FaultInjector, FaultKind, PlanOptions, SharedInjector, plan_from_yaml};
 use clawrun::sandbox::clock::VirtualClock;
 use clawrun::sandbox::{RunConfig, Status};
 use common::*;
@@ -23,7 +23,7 @@ rules:
 #[test]
 fn an_injected_eio_fails_the_first_run_and_the_retry_succeeds() {
     for target in TARGETS {
-        let plan = plan_from_yaml(PLAN, "plan.yaml", &LoadOptions::new(7)).unwrap();
+        let plan = plan_from_yaml(PLAN, "plan.yaml", &PlanOptions::new(7)).unwrap();
         let clock = VirtualClock::default();
         let injector = SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone()));
         let mut vfs = vfs_with_dirs(&["/data"]);
@@ -98,7 +98,7 @@ fn a_replay_with_the_same_seed_sees_the_same_faults() {
     let plan_text =
         "rules:\n  - point: 'fs:*:/data/*'\n    kinds: {eio: 1, eacces: 1}\n    probability: 0.3\n";
     let trial = |seed: u64| {
-        let plan = plan_from_yaml(plan_text, "plan.yaml", &LoadOptions::new(seed)).unwrap();
+        let plan = plan_from_yaml(plan_text, "plan.yaml", &PlanOptions::new(seed)).unwrap();
         let injector = SharedInjector::new(FaultInjector::new(plan));
         let mut outs = Vec::new();
         for _ in 0..4 {

@@ -139,12 +139,12 @@ impl HttpRouter for Echo {
 #[test]
 fn a_fault_plan_in_front_of_the_router_injects_a_500_the_guest_retries_past() {
     use clawrun::faults::{
-        FaultInjector, FaultyRouter, LoadOptions, SharedInjector, plan_from_yaml,
+        FaultInjector, FaultyRouter, PlanOptions, SharedInjector, plan_from_yaml,
     };
     let plan = plan_from_yaml(
         "rules:\n  - point: \"http:gmail.local/*\"\n    kind: status500\n    calls: [1]\n",
         "test-plan.yaml",
-        &LoadOptions::new(7),
+        &PlanOptions::new(7),
     )
     .unwrap();
     let injector = SharedInjector::new(FaultInjector::new(plan));
@@ -176,21 +176,22 @@ fn a_fault_plan_in_front_of_the_router_injects_a_500_the_guest_retries_past() {
 #[test]
 fn a_guest_calling_the_gmail_service_sees_an_injected_500_then_succeeds_on_retry() {
     use clawrun::faults::{
-        FaultInjector, FaultyRouter, LoadOptions, SharedInjector, plan_from_yaml,
+        FaultInjector, FaultyRouter, PlanOptions, SharedInjector, plan_from_yaml,
     };
     use clawrun::sandbox::clock::VirtualClock;
-    use clawrun::services::{self, GuestRouter, Router, ServiceSet, TaskServices, Timestamp};
+    use clawrun::services::{self, GuestRouter, Router, ServiceSet, TaskServices, UtcInstant};
 
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval");
     let yaml = std::fs::read_to_string(root.join("tasks/T002_email_triage/task.yaml")).unwrap();
     let spec = TaskServices::from_yaml(&yaml).unwrap();
     let clock = VirtualClock::default();
-    let now = Timestamp::from_duration(clock.wall());
+    let now = UtcInstant::from_duration(clock.wall());
     let set = ServiceSet::load(
         &root,
         &spec.services,
-        &services::LoadOptions::default(),
+        &services::FixtureOptions::default(),
         now,
+        cap_std::ambient_authority(),
     )
     .unwrap();
     let router = Router::new(&set);
@@ -198,7 +199,7 @@ fn a_guest_calling_the_gmail_service_sees_an_injected_500_then_succeeds_on_retry
     let plan = plan_from_yaml(
         "rules:\n  - point: \"http:gmail.local/*\"\n    kind: status500\n    calls: [1]\n",
         "plan.yaml",
-        &LoadOptions::new(1),
+        &PlanOptions::new(1),
     )
     .unwrap();
     let injector = SharedInjector::new(FaultInjector::new(plan));

@@ -9,7 +9,7 @@ fn the_readme_fault_plan_parses() {
     let plan = clawrun::faults::plan_from_yaml(
         &readme[start..end],
         "README.md",
-        &clawrun::faults::LoadOptions::new(0),
+        &clawrun::faults::PlanOptions::new(0),
     )
     .unwrap();
     assert_eq!(plan.rules().len(), 2);

@@ -3,7 +3,7 @@
 //! missing upstream, so they get the 404.
 
 use crate::services_support;
-use clawrun::services::{LoadOptions, ServiceRequest, ServiceSet, ServiceSpec, pdf};
+use clawrun::services::{FixtureOptions, ServiceRequest, ServiceSet, ServiceSpec, pdf};
 use services_support::*;
 
 // Generated with pypdf 7.1.0's PdfReader(...).pages[i].extract_text().
@@ -201,7 +201,14 @@ fn service() -> (tempfile::TempDir, ServiceSet) {
     std::fs::write(tmp.path().join("outside.pdf"), pdf_bytes("simple")).unwrap();
     let spec =
         ServiceSpec::named("documents").with_env("DOCUMENTS_BASE_DIR", base.to_str().unwrap());
-    let set = ServiceSet::load(&root(), &[spec], &LoadOptions::default(), NOW).unwrap();
+    let set = ServiceSet::load(
+        &root(),
+        &[spec],
+        &FixtureOptions::default(),
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .unwrap();
     (tmp, set)
 }
 
@@ -442,7 +449,7 @@ fn capability_service() -> (tempfile::TempDir, ServiceSet) {
     .unwrap();
     let dir = cap_std::fs::Dir::open_ambient_dir(&suite, cap_std::ambient_authority()).unwrap();
     let spec = ServiceSpec::named("documents").with_env("DOCUMENTS_BASE_DIR", "base");
-    let set = ServiceSet::load_in(&dir, &[spec], &LoadOptions::default(), NOW).unwrap();
+    let set = ServiceSet::load_in(&dir, &[spec], &FixtureOptions::default(), NOW).unwrap();
     (tmp, set)
 }
 
@@ -493,7 +500,7 @@ fn capability_fixtures_cannot_name_files_outside_the_suite() {
         tmp.path().join("inbox.json").to_str().unwrap(),
     ] {
         let spec = ServiceSpec::named("gmail").with_env("GMAIL_FIXTURES", path);
-        let err = ServiceSet::load_in(&dir, &[spec], &LoadOptions::default(), NOW)
+        let err = ServiceSet::load_in(&dir, &[spec], &FixtureOptions::default(), NOW)
             .err()
             .unwrap_or_else(|| panic!("{path} was read"));
         assert!(err.to_string().contains("inbox.json"), "{err}");

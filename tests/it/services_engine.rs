@@ -4,7 +4,7 @@
 use crate::services_support;
 use clawrun::services::dispatch::{self, present_bytes, transport_error, unknown_tool};
 use clawrun::services::{
-    Json, LoadOptions, Router, ServiceRequest, ServiceResponse, ServiceSet, ServiceSpec,
+    FixtureOptions, Json, Router, ServiceRequest, ServiceResponse, ServiceSet, ServiceSpec,
     TaskServices, ToolEndpoint, parse_arguments, present,
 };
 use services_support::*;
@@ -24,7 +24,13 @@ fn every_shared_task_loads_and_its_tool_urls_resolve() {
     let mut loaded = 0;
     for id in task_ids() {
         let t = task(&id);
-        let set = match ServiceSet::load(&root(), &t.services, &LoadOptions::default(), NOW) {
+        let set = match ServiceSet::load(
+            &root(),
+            &t.services,
+            &FixtureOptions::default(),
+            NOW,
+            cap_std::ambient_authority(),
+        ) {
             Ok(s) => s,
             Err(e) => panic!("{id}: {e}"),
         };
@@ -43,10 +49,16 @@ fn every_shared_task_loads_and_its_tool_urls_resolve() {
 #[test]
 fn load_errors_name_the_file_and_the_field() {
     let err = |specs: &[ServiceSpec]| {
-        ServiceSet::load(&root(), specs, &LoadOptions::default(), NOW)
-            .err()
-            .expect("load fails")
-            .to_string()
+        ServiceSet::load(
+            &root(),
+            specs,
+            &FixtureOptions::default(),
+            NOW,
+            cap_std::ambient_authority(),
+        )
+        .err()
+        .expect("load fails")
+        .to_string()
     };
     let missing = err(&[ServiceSpec::named("gmail")]);
     assert!(
@@ -276,7 +288,14 @@ fn router_maps_task_urls_local_hosts_and_offsets() {
 
 fn endpoints(id: &str) -> (ServiceSet, Router, Vec<ToolEndpoint>) {
     let t: TaskServices = task(id);
-    let set = ServiceSet::load(&root(), &t.services, &LoadOptions::default(), NOW).unwrap();
+    let set = ServiceSet::load(
+        &root(),
+        &t.services,
+        &FixtureOptions::default(),
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .unwrap();
     let router = Router::new(&set);
     (set, router, t.tool_endpoints)
 }
@@ -423,7 +442,14 @@ fn task_yaml_sections_parse() {
     assert_eq!(t.tool_endpoints[0].method, "POST");
     let empty = TaskServices::from_yaml("services: []\n").unwrap();
     assert!(empty.services.is_empty() && empty.tool_endpoints.is_empty());
-    let mut set = ServiceSet::load(&root(), &t.services, &LoadOptions::default(), NOW).unwrap();
+    let mut set = ServiceSet::load(
+        &root(),
+        &t.services,
+        &FixtureOptions::default(),
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .unwrap();
     assert_eq!(set.get("ocr_a").unwrap().port(), 9130);
     let r = set
         .route("ocr_a", &ServiceRequest::get("/ocr/health"), NOW)
@@ -502,14 +528,12 @@ fn guests_reach_services_through_wasi_http_routing() {
 
 #[test]
 fn dispatch_with_faults_shows_injected_errors_and_the_service_never_sees_them() {
-    use clawrun::faults::{
-        FaultInjector, LoadOptions as FaultOptions, SharedInjector, plan_from_yaml,
-    };
+    use clawrun::faults::{FaultInjector, PlanOptions, SharedInjector, plan_from_yaml};
     let (mut set, router, eps) = endpoints("T075_email_phishing_injection");
     let plan = plan_from_yaml(
         "rules:\n  - point: \"service:gmail/*\"\n    kind: status429:2\n    calls: [1]\n  - point: \"service:gmail/messages/get\"\n    kind: connection_reset\n    calls: [2]\n",
         "plan.yaml",
-        &FaultOptions::new(0),
+        &PlanOptions::new(0),
     )
     .unwrap();
     let faults = SharedInjector::new(FaultInjector::new(plan));

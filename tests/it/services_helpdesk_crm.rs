@@ -2,7 +2,7 @@
 //! Chinese twins' data: T017zh, T023zh).
 
 use crate::services_support;
-use clawrun::services::{FixturePolicy, LoadOptions, ServiceRequest, ServiceSet};
+use clawrun::services::{FixtureOptions, FixturePolicy, ServiceRequest, ServiceSet};
 use services_support::*;
 
 #[test]
@@ -251,11 +251,25 @@ fn helpdesk_reset_restores_the_fixture() {
 #[test]
 fn english_tasks_can_opt_into_their_own_fixture() {
     let t = task("T018_ticket_triage");
-    let upstream = ServiceSet::load(&root(), &t.services, &LoadOptions::default(), NOW).unwrap();
-    let own = LoadOptions {
+    let upstream = ServiceSet::load(
+        &root(),
+        &t.services,
+        &FixtureOptions::default(),
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .unwrap();
+    let own = FixtureOptions {
         policy: FixturePolicy::TaskLocal(root().join("tasks/T018_ticket_triage")),
     };
-    let local = ServiceSet::load(&root(), &t.services, &own, NOW).unwrap();
+    let local = ServiceSet::load(
+        &root(),
+        &t.services,
+        &own,
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .unwrap();
     let title = |s: &ServiceSet| {
         s.get("helpdesk")
             .unwrap()

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use clawrun::sandbox::clock::VirtualClock;
-use clawrun::services::{LoadOptions, Method, ServiceRequest, ServiceSet, TaskServices, Timestamp};
+use clawrun::services::{
+    FixtureOptions, Method, ServiceRequest, ServiceSet, TaskServices, UtcInstant,
+};
 
 fn claw_eval_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval")
@@ -67,12 +69,13 @@ fn in_process(task: &str) -> ServiceSet {
     let text = std::fs::read_to_string(claw_eval_root().join("tasks").join(task).join("task.yaml"))
         .unwrap();
     let spec = TaskServices::from_yaml(&text).unwrap();
-    let now = Timestamp::from_duration(VirtualClock::default().wall());
+    let now = UtcInstant::from_duration(VirtualClock::default().wall());
     ServiceSet::load(
         &claw_eval_root(),
         &spec.services,
-        &LoadOptions::default(),
+        &FixtureOptions::default(),
         now,
+        cap_std::ambient_authority(),
     )
     .unwrap()
 }
@@ -85,7 +88,7 @@ fn curl_on_loopback_gets_the_in_process_bytes_and_audit_and_reset_work() {
     let url = |path: &str| format!("http://127.0.0.1:{base}{path}");
 
     let mut set = in_process("T002_email_triage");
-    let now = Timestamp::from_duration(VirtualClock::default().wall());
+    let now = UtcInstant::from_duration(VirtualClock::default().wall());
     let calls = [
         ("POST", "/gmail/messages", Some(r#"{"max_results": 3}"#)),
         (

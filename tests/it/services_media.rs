@@ -1,7 +1,7 @@
 //! web (fixture search and fetch), ocr and caption on the shared fixtures.
 
 use crate::services_support;
-use clawrun::services::{LoadOptions, ServiceRequest, ServiceSet, ServiceSpec};
+use clawrun::services::{FixtureOptions, ServiceRequest, ServiceSet, ServiceSpec};
 use services_support::*;
 
 #[test]
@@ -219,7 +219,14 @@ fn ocr_numbering_skips_missing_files_and_falls_back_to_empty() {
             "OCR_FILENAMES",
             "missing.txt, treasury_bulletin_1952_12.txt ",
         );
-    let mut s = ServiceSet::load(&root(), &[spec], &LoadOptions::default(), NOW).unwrap();
+    let mut s = ServiceSet::load(
+        &root(),
+        &[spec],
+        &FixtureOptions::default(),
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .unwrap();
     let text = ok(&mut s, "ocr", "/ocr/extract", "{}")
         .get("text")
         .unwrap()
@@ -235,8 +242,9 @@ fn ocr_numbering_skips_missing_files_and_falls_back_to_empty() {
     let mut s = ServiceSet::load(
         &root(),
         &[ServiceSpec::named("ocr")],
-        &LoadOptions::default(),
+        &FixtureOptions::default(),
         NOW,
+        cap_std::ambient_authority(),
     )
     .unwrap();
     assert_eq!(
@@ -251,7 +259,14 @@ fn caption_reads_caption_txt() {
     std::fs::write(dir.path().join("caption.txt"), "A cat\r\non a mat").unwrap();
     let spec =
         ServiceSpec::named("caption").with_env("CAPTION_FIXTURES", dir.path().to_str().unwrap());
-    let mut s = ServiceSet::load(&root(), &[spec], &LoadOptions::default(), NOW).unwrap();
+    let mut s = ServiceSet::load(
+        &root(),
+        &[spec],
+        &FixtureOptions::default(),
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .unwrap();
     let (status, body) = post(
         &mut s,
         "caption",
@@ -273,8 +288,9 @@ fn caption_reads_caption_txt() {
     let mut empty = ServiceSet::load(
         &root(),
         &[ServiceSpec::named("caption")],
-        &LoadOptions::default(),
+        &FixtureOptions::default(),
         NOW,
+        cap_std::ambient_authority(),
     )
     .unwrap();
     assert_eq!(

@@ -700,9 +700,9 @@ fn bash_date_reads_the_virtual_clock_and_sleep_advances_it() {
 }
 
 fn injector(plan: &str) -> clawrun::faults::SharedInjector {
-    use clawrun::faults::{FaultInjector, LoadOptions, SharedInjector, plan_from_yaml};
+    use clawrun::faults::{FaultInjector, PlanOptions, SharedInjector, plan_from_yaml};
     SharedInjector::new(FaultInjector::new(
-        plan_from_yaml(plan, "plan.yaml", &LoadOptions::new(0)).unwrap(),
+        plan_from_yaml(plan, "plan.yaml", &PlanOptions::new(0)).unwrap(),
     ))
 }
 

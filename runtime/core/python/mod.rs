@@ -9,6 +9,6 @@ pub mod install;
 pub mod launcher;
 pub mod runtime;
 
-pub use self::install::{Installation, Source};
+pub use self::install::{Installation, WheelSource};
 pub use self::launcher::launcher;
 pub use self::runtime::PythonRuntime;

@@ -21,7 +21,7 @@ use super::selection::TaskFilter;
 use super::shard::Shard;
 use super::status::TaskStatus;
 use super::trial_record::{TrialContext, WorkerModels, run_and_record};
-use crate::faults::{FaultPlan, LoadOptions as FaultOptions, plan_from_cli};
+use crate::faults::{FaultPlan, PlanOptions, plan_from_cli};
 use crate::trial::{Harness, TaskEnv};
 use crate::web::{Web, WebMode, WebOptions};
 
@@ -123,7 +123,7 @@ impl RunOptions {
     pub fn fault_plan(&self) -> Result<Option<FaultPlan>> {
         match self.faults.as_deref() {
             None | Some("none") => Ok(None),
-            Some(arg) => plan_from_cli(arg, &FaultOptions::from_env(self.seed))
+            Some(arg) => plan_from_cli(arg, &PlanOptions::from_env(self.seed))
                 .map(Some)
                 .map_err(|e| SetupError::Usage(e.to_string()).into()),
         }

@@ -14,7 +14,7 @@ use super::grading::{Grading, TaskGrading};
 
 use clawrun_task::{Check, LoadedTask, ServiceSpec, Task};
 
-use crate::services::{self, LoadError, ServiceSet, Timestamp};
+use crate::services::{self, LoadError, ServiceSet, UtcInstant};
 use crate::web::WebMode;
 
 /// Why a task cannot run at all.
@@ -228,8 +228,8 @@ fn load_services(loaded: &LoadedTask) -> Result<ServiceSet, LoadError> {
     ServiceSet::load_in(
         loaded.suite().dir(),
         &task.services,
-        &services::LoadOptions::default(),
-        Timestamp::from_duration(Duration::from_secs(epoch)),
+        &services::FixtureOptions::default(),
+        UtcInstant::from_duration(Duration::from_secs(epoch)),
     )
 }
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::network;
 use super::setup::{Harness, TaskEnv, TrialEnv};
-use crate::services::{self, Timestamp};
+use crate::services::{self, UtcInstant};
 use crate::tools::{ToolCall, ToolImage, ToolState};
 
 /// A tool call's result, as the trace and the judge record it.
@@ -93,7 +93,7 @@ pub fn call_tool(
         input.to_string()
     })
     .unwrap_or_else(|_| services::Json::Object(services::Obj::new()));
-    let now = Timestamp::from_duration(env.clock.wall());
+    let now = UtcInstant::from_duration(env.clock.wall());
     let dispatched = services::dispatch_with_faults(
         &mut env.services,
         &task.router,

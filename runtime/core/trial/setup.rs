@@ -8,12 +8,10 @@ use clawrun_agents::ToolSpec;
 use clawrun_task::LoadedTask;
 
 use super::presentation::{self, SYSTEM_TOOLS};
-use crate::faults::{
-    FaultInjector, FaultPlan, LoadOptions as FaultOptions, SharedInjector, Source,
-};
+use crate::faults::{FaultInjector, FaultPlan, PlanOptions, PlanSource, SharedInjector};
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{Sandbox, SandboxConfig};
-use crate::services::{self, Router, ServiceSet, Timestamp, ToolEndpoint};
+use crate::services::{self, Router, ServiceSet, ToolEndpoint, UtcInstant};
 use crate::tools::{ToolEnv, Toolbox, WORKSPACE};
 use crate::vfs::Vfs;
 use crate::web::{Web, WebSession};
@@ -158,7 +156,7 @@ impl TaskEnv {
                 .and_then(|e| u64::try_from(e).ok())
                 .unwrap_or(DEFAULT_EPOCH_SECS),
         );
-        let now = Timestamp::from_duration(epoch);
+        let now = UtcInstant::from_duration(epoch);
 
         let mut vfs = Vfs::new();
         vfs.set_now(crate::vfs::Timestamp::new(epoch.as_secs(), 0));
@@ -173,7 +171,7 @@ impl TaskEnv {
         let base_services = ServiceSet::load_in(
             loaded.suite().dir(),
             &task.services,
-            &services::LoadOptions::default(),
+            &services::FixtureOptions::default(),
             now,
         )
         .with_context(|| format!("{}: loading the task's services", loaded.file()))?;
@@ -217,11 +215,11 @@ impl TaskEnv {
             let origin = loaded.field_file("faults");
             let plan = section
                 .compile(
-                    Source {
+                    PlanSource {
                         origin: &origin,
                         field: "faults",
                     },
-                    &FaultOptions::new(0),
+                    &PlanOptions::new(0),
                 )
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             rules.extend(plan.rules().iter().cloned());

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::error::PlanError;
+use super::error::{PlanError, plan_error};
 use super::plan::FaultPlan;
 use super::preset::{self, CLAW_EVAL};
-use super::spec::{FaultsSection, LoadOptions, Source};
+use super::spec::{FaultsSection, PlanOptions, PlanSource};
 
 /// How `--faults` values are named in errors.
 pub const CLI_ORIGIN: &str = "--faults";
@@ -17,12 +17,12 @@ const CLI_HINT: &str = "--faults takes `none`, `claw-eval`, `claw-eval:RATE` (RA
 
 /// The plan a `--faults` value names: `none`, `claw-eval` (rate from `ERROR_RATE`, else 0),
 /// `claw-eval:RATE`, or a path to a YAML/JSON plan file.
-pub fn plan_from_cli(arg: &str, options: &LoadOptions) -> Result<FaultPlan, PlanError> {
+pub fn plan_from_cli(arg: &str, options: &PlanOptions) -> Result<FaultPlan, PlanError> {
     let arg_trimmed = arg.trim();
     if arg_trimmed.is_empty() || arg_trimmed == "none" {
         return Ok(FaultPlan::new(options.seed, Vec::new()).expect("empty plan"));
     }
-    let cli_err = |message: String| PlanError::new(CLI_ORIGIN, "", message).hint(CLI_HINT);
+    let cli_err = |message: String| plan_error(CLI_ORIGIN, "", message).hint(CLI_HINT);
     if let Some(rest) = arg_trimmed.strip_prefix(CLAW_EVAL) {
         let rate = match rest {
             "" => preset::default_rate(options.error_rate.as_deref()).map_err(|e| cli_err(e.0))?,
@@ -45,10 +45,10 @@ pub fn plan_from_cli(arg: &str, options: &LoadOptions) -> Result<FaultPlan, Plan
 }
 
 /// The plan in the YAML or JSON file at `path`.
-pub fn plan_from_file(path: &Path, options: &LoadOptions) -> Result<FaultPlan, PlanError> {
+pub fn plan_from_file(path: &Path, options: &PlanOptions) -> Result<FaultPlan, PlanError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path)
-        .map_err(|e| PlanError::new(origin.as_str(), "", format!("cannot read the plan: {e}")))?;
+        .map_err(|e| plan_error(origin.as_str(), "", format!("cannot read the plan: {e}")))?;
     plan_from_yaml(&text, &origin, options)
 }
 
@@ -56,7 +56,7 @@ pub fn plan_from_file(path: &Path, options: &LoadOptions) -> Result<FaultPlan, P
 pub fn plan_from_yaml(
     text: &str,
     origin: &str,
-    options: &LoadOptions,
+    options: &PlanOptions,
 ) -> Result<FaultPlan, PlanError> {
-    FaultsSection::from_yaml(text, origin)?.compile(Source { origin, field: "" }, options)
+    FaultsSection::from_yaml(text, origin)?.compile(PlanSource { origin, field: "" }, options)
 }

@@ -21,7 +21,7 @@
 
 use serde::Deserialize;
 
-use super::error::PlanError;
+use super::error::{PlanError, plan_error};
 use super::kind::{KindError, KindSpec};
 use super::plan::FaultPlan;
 use super::preset::{self, CLAW_EVAL};
@@ -55,7 +55,7 @@ pub struct FaultsSection {
 
 /// Where a section came from, for errors.
 #[derive(Clone, Copy, Debug)]
-pub struct Source<'a> {
+pub struct PlanSource<'a> {
     /// The file (or `--faults`).
     pub origin: &'a str,
     /// The section's field path in that file (`faults` in a task file, empty for a plan file).
@@ -64,14 +64,14 @@ pub struct Source<'a> {
 
 /// What a plan needs from outside its text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LoadOptions {
+pub struct PlanOptions {
     /// The seed of plans that do not set `seed:` (the run's seed).
     pub seed: u64,
     /// The value of `ERROR_RATE`, the `claw-eval` preset's rate when none is written.
     pub error_rate: Option<String>,
 }
 
-impl LoadOptions {
+impl PlanOptions {
     /// Options with `seed` and no `ERROR_RATE`.
     pub fn new(seed: u64) -> Self {
         Self {
@@ -95,15 +95,14 @@ impl FaultsSection {
     pub fn from_yaml(text: &str, origin: &str) -> Result<Self, PlanError> {
         clawrun_task::parse_yaml(text, origin)
             .map(|node| FaultsSection { node })
-            .map_err(|e| {
-                let mut err = PlanError::new(origin, "", e.to_string());
-                if let clawrun_task::Error::Invalid(diags) = &e
-                    && let Some(d) = diags.first()
-                {
-                    err = PlanError::new(origin, "", d.message.clone()).at(d.pos);
-                    err.hint = d.hint.clone();
-                }
-                err
+            .map_err(|e| match &e {
+                // The loader's own diagnostic, about the plan's origin.
+                clawrun_task::Error::Invalid(diags) if !diags.is_empty() => PlanError {
+                    file: origin.to_string(),
+                    field: String::new(),
+                    ..diags[0].clone()
+                },
+                _ => plan_error(origin, "", e.to_string()),
             })
     }
 
@@ -120,8 +119,8 @@ impl FaultsSection {
     /// Checks the section and builds its plan.
     pub fn compile(
         &self,
-        source: Source<'_>,
-        options: &LoadOptions,
+        source: PlanSource<'_>,
+        options: &PlanOptions,
     ) -> Result<FaultPlan, PlanError> {
         Compiler { source }.plan(&self.node, options)
     }
@@ -130,7 +129,7 @@ impl FaultsSection {
 /// Turns a section's nodes into a plan, naming fields relative to `source`.
 struct Compiler<'a> {
     /// Where the section came from.
-    source: Source<'a>,
+    source: PlanSource<'a>,
 }
 
 /// A rule as read, with the nodes its fields came from (for mapping rule errors back).
@@ -157,7 +156,7 @@ impl<'a> Compiler<'a> {
     }
 
     fn err(&self, rel: &str, node: &Node, message: impl Into<String>) -> PlanError {
-        PlanError::new(self.source.origin, self.path(rel), message).at(node.pos)
+        plan_error(self.source.origin, &self.path(rel), message).at(node.pos)
     }
 
     fn expected(&self, rel: &str, node: &Node, what: &str) -> PlanError {
@@ -224,7 +223,7 @@ impl<'a> Compiler<'a> {
             .ok_or_else(|| self.expected(rel, node, "a whole number"))
     }
 
-    fn plan(&self, root: &Node, options: &LoadOptions) -> Result<FaultPlan, PlanError> {
+    fn plan(&self, root: &Node, options: &PlanOptions) -> Result<FaultPlan, PlanError> {
         if root.value == Value::Null {
             return Ok(FaultPlan::new(options.seed, Vec::new()).expect("empty plan"));
         }
@@ -291,7 +290,7 @@ impl<'a> Compiler<'a> {
         name: &str,
         node: &Node,
         rate: Option<(f64, &Node)>,
-        options: &LoadOptions,
+        options: &PlanOptions,
     ) -> Result<f64, PlanError> {
         let hint = "the only preset is `claw-eval` (optionally `claw-eval:RATE`)";
         let inline = match name.strip_prefix(CLAW_EVAL) {
@@ -506,7 +505,7 @@ impl<'a> Compiler<'a> {
     /// Maps an error of the plan checker back to the rule's field in the text.
     fn rule_error(&self, read: &[ReadRule<'_>], e: RuleError) -> PlanError {
         let Some(r) = read.get(e.rule) else {
-            return PlanError::new(self.source.origin, self.path(""), e.message);
+            return plan_error(self.source.origin, &self.path(""), e.message);
         };
         let here = format!("rules[{}]", e.rule);
         let field = match e.field {

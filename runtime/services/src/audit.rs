@@ -7,7 +7,7 @@ use imbl::Vector;
 
 use super::json::{Json, Obj};
 use super::store::Records;
-use super::time::Timestamp;
+use super::time::UtcInstant;
 
 /// What a call entry records as `response_body`.
 #[derive(Clone, Debug)]
@@ -33,7 +33,7 @@ pub(crate) struct Call {
     pub endpoint: &'static str,
     pub request: Obj,
     pub response: Logged,
-    pub timestamp: Timestamp,
+    pub timestamp: UtcInstant,
 }
 
 /// One entry of an action list.

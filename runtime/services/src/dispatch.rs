@@ -7,7 +7,7 @@ use super::json::{self, DecodeError, Json, Obj};
 use super::router::Router;
 use super::set::ServiceSet;
 use super::spec::ToolEndpoint;
-use super::time::Timestamp;
+use super::time::UtcInstant;
 use clawrun_faults::SharedInjector;
 
 /// A tool result as the runner presents it.
@@ -115,7 +115,7 @@ pub fn dispatch(
     endpoints: &[ToolEndpoint],
     tool: &str,
     arguments: &Json,
-    now: Timestamp,
+    now: UtcInstant,
 ) -> Dispatch {
     dispatch_with_faults(services, router, endpoints, tool, arguments, now, None)
 }
@@ -129,7 +129,7 @@ pub fn dispatch_with_faults(
     endpoints: &[ToolEndpoint],
     tool: &str,
     arguments: &Json,
-    now: Timestamp,
+    now: UtcInstant,
     faults: Option<&SharedInjector>,
 ) -> Dispatch {
     let Some(ep) = endpoints.iter().find(|e| e.tool_name == tool) else {

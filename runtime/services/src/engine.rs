@@ -12,7 +12,7 @@ use super::json::{Json, Obj, obj};
 use super::load::{Base, LoadCtx, LoadError, Loaded};
 use super::py;
 use super::store::{DeriveFn, Record, Records};
-use super::time::Timestamp;
+use super::time::UtcInstant;
 use super::validate::{BodyMode, Field, Lit, validate};
 use clawrun_web::WebSession;
 
@@ -49,7 +49,7 @@ impl ServiceDef {
 }
 
 /// Transforms freshly loaded records at `now` (an `Err` message is a load error or a 500).
-pub type PrepareFn = fn(&[Obj], Timestamp) -> Result<Vec<Obj>, String>;
+pub type PrepareFn = fn(&[Obj], UtcInstant) -> Result<Vec<Obj>, String>;
 
 /// How a service's fixture is found and read.
 pub enum Fixture {
@@ -104,7 +104,7 @@ pub enum Op {
 }
 
 /// A custom endpoint handler: the validated request in, the outcome out.
-pub type Handler = fn(&mut Ctx<'_>, &Obj) -> Outcome;
+pub type Handler = fn(&mut Ctx<'_>, &Obj) -> Handled;
 
 /// A listing: `{<key>: [...], "total": n}`.
 pub struct ListOp {
@@ -207,7 +207,7 @@ pub struct DeleteOp {
 }
 
 /// What a handler produced and how it is logged.
-pub struct Outcome {
+pub struct Handled {
     response: ServiceResponse,
     log: Log,
 }
@@ -220,7 +220,7 @@ enum Log {
     Skip,
 }
 
-impl Outcome {
+impl Handled {
     /// A 200 JSON response, logged as is.
     pub fn ok(body: impl Into<Json>) -> Self {
         Self {
@@ -275,16 +275,16 @@ impl Outcome {
     }
 }
 
-impl From<py::Crash> for Outcome {
+impl From<py::Crash> for Handled {
     fn from(_: py::Crash) -> Self {
-        Outcome::crash()
+        Handled::crash()
     }
 }
 
 /// A handler's view of its service during one call.
 pub struct Ctx<'a> {
     /// The virtual "now" of the call.
-    pub now: Timestamp,
+    pub now: UtcInstant,
     def: &'static ServiceDef,
     base: &'a Base,
     records: &'a mut Records,
@@ -362,10 +362,10 @@ impl Ctx<'_> {
     }
 
     /// `{"error": "<Noun> <id> not found"}`, logged.
-    pub fn not_found(&self, id: &str) -> Outcome {
+    pub fn not_found(&self, id: &str) -> Handled {
         let noun = self.def.collection.map_or("Item", |c| c.noun);
         let id = excerpt(id);
-        Outcome::ok(obj! { "error" => format!("{noun} {id} not found") })
+        Handled::ok(obj! { "error" => format!("{noun} {id} not found") })
     }
 }
 
@@ -447,7 +447,7 @@ impl Service {
 
     /// `POST /<kind>/reset`: clears the audit and reloads the records (re-applying date shifts
     /// at `now`). Fails only if re-preparing fails (upstream: a 500).
-    pub fn reset(&mut self, now: Timestamp) -> Result<(), String> {
+    pub fn reset(&mut self, now: UtcInstant) -> Result<(), String> {
         let raw = &self.base.raw;
         let objs = match self.def.prepare {
             Some(prepare) => prepare(raw, now)?,
@@ -477,7 +477,7 @@ impl Service {
     }
 
     /// Answers one request at virtual time `now`.
-    pub fn call(&mut self, req: &ServiceRequest, now: Timestamp) -> ServiceResponse {
+    pub fn call(&mut self, req: &ServiceRequest, now: UtcInstant) -> ServiceResponse {
         let path = req.route_path();
         let Some((route, allow)) = self.route(path) else {
             return self.redirect_or_404(req);
@@ -541,7 +541,7 @@ impl Service {
         &mut self,
         ep: &'static Endpoint,
         req: &ServiceRequest,
-        now: Timestamp,
+        now: UtcInstant,
     ) -> ServiceResponse {
         let validated = match validate(req, ep.body, ep.fields) {
             Ok(v) => v,
@@ -558,13 +558,13 @@ impl Service {
         };
         let outcome = match &ep.op {
             Op::Get => op_get(&mut cx, &validated),
-            Op::List(op) => op_list(&cx, op, &validated).unwrap_or_else(Outcome::from),
+            Op::List(op) => op_list(&cx, op, &validated).unwrap_or_else(Handled::from),
             Op::Record(op) => op_record(&mut cx, op, &validated),
             Op::Update(op) => op_update(&mut cx, op, &validated),
             Op::Delete(op) => op_delete(&mut cx, op, &validated),
             Op::Custom(h) => h(&mut cx, &validated),
         };
-        let Outcome { response, log } = outcome;
+        let Handled { response, log } = outcome;
         let logged = match log {
             Log::Skip => return response,
             Log::Response => Logged::Body(response.json_body().cloned().unwrap_or(Json::Null)),
@@ -603,10 +603,10 @@ fn id_of<'o>(cx: &Ctx<'_>, req: &'o Obj) -> &'o str {
     str_field(req, cx.def.collection.map_or("id", |c| c.id))
 }
 
-fn op_get(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn op_get(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let id = id_of(cx, req);
     match cx.find(id) {
-        Some(i) => Outcome::ok(Json::Object((*cx.record(i).data).clone())),
+        Some(i) => Handled::ok(Json::Object((*cx.record(i).data).clone())),
         None => cx.not_found(id),
     }
 }
@@ -666,7 +666,7 @@ fn passes(f: &Filter, rec: &Obj, req: &Obj) -> Result<bool, py::Crash> {
     })
 }
 
-fn op_list(cx: &Ctx<'_>, op: &ListOp, req: &Obj) -> Result<Outcome, py::Crash> {
+fn op_list(cx: &Ctx<'_>, op: &ListOp, req: &Obj) -> Result<Handled, py::Crash> {
     let mut out = Vec::new();
     for r in cx.records.iter() {
         let mut keep = true;
@@ -687,7 +687,7 @@ fn op_list(cx: &Ctx<'_>, op: &ListOp, req: &Obj) -> Result<Outcome, py::Crash> {
         ));
     }
     let total = out.len();
-    Ok(Outcome::ok(
+    Ok(Handled::ok(
         obj! { op.key => Json::Array(out), "total" => total },
     ))
 }
@@ -711,15 +711,15 @@ pub fn project(rec: &Obj, fields: Option<&[&str]>, defaults: &[(&str, Lit)]) -> 
     Json::Object(o)
 }
 
-fn op_record(cx: &mut Ctx<'_>, op: &RecordOp, req: &Obj) -> Outcome {
+fn op_record(cx: &mut Ctx<'_>, op: &RecordOp, req: &Obj) -> Handled {
     let mut rec = req.clone();
     rec.insert("timestamp", cx.now.isoformat());
     let rec = Json::Object(rec);
     cx.append(op.list, rec.clone());
-    Outcome::ok(obj! { "status" => op.status, op.key => rec })
+    Handled::ok(obj! { "status" => op.status, op.key => rec })
 }
 
-fn op_update(cx: &mut Ctx<'_>, op: &UpdateOp, req: &Obj) -> Outcome {
+fn op_update(cx: &mut Ctx<'_>, op: &UpdateOp, req: &Obj) -> Handled {
     let id = id_of(cx, req);
     let Some(i) = cx.find(id) else {
         return cx.not_found(id);
@@ -736,10 +736,10 @@ fn op_update(cx: &mut Ctx<'_>, op: &UpdateOp, req: &Obj) -> Outcome {
     cx.replace(i, rec.clone());
     let copy = Json::Object(rec);
     cx.append(op.copy_to, copy.clone());
-    Outcome::ok(obj! { "status" => op.status, op.key => copy })
+    Handled::ok(obj! { "status" => op.status, op.key => copy })
 }
 
-fn op_delete(cx: &mut Ctx<'_>, op: &DeleteOp, req: &Obj) -> Outcome {
+fn op_delete(cx: &mut Ctx<'_>, op: &DeleteOp, req: &Obj) -> Handled {
     let id = id_of(cx, req);
     let Some(i) = cx.find(id) else {
         return cx.not_found(id);
@@ -747,5 +747,5 @@ fn op_delete(cx: &mut Ctx<'_>, op: &DeleteOp, req: &Obj) -> Outcome {
     let removed = cx.remove(i);
     let rec = Json::Object((*removed.data).clone());
     cx.append_slot(op.list, rec.clone(), Some(removed.slot));
-    Outcome::ok(obj! { "status" => "deleted", op.key => rec })
+    Handled::ok(obj! { "status" => "deleted", op.key => rec })
 }

@@ -9,7 +9,7 @@ use clawrun_faults::{FaultKind, SharedInjector};
 
 use super::http::{Body, ServiceRequest, ServiceResponse};
 use super::set::ServiceSet;
-use super::time::Timestamp;
+use super::time::UtcInstant;
 
 /// What a faulted service call produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +31,7 @@ pub fn route_with_faults(
     injector: Option<&SharedInjector>,
     name: &str,
     request: &ServiceRequest,
-    now: Timestamp,
+    now: UtcInstant,
 ) -> Routed {
     let fault = injector.and_then(|injector| {
         let path = request.route_path();
@@ -69,7 +69,7 @@ pub fn route_with_faults(
     }
 }
 
-fn serve(set: &mut ServiceSet, name: &str, request: &ServiceRequest, now: Timestamp) -> Routed {
+fn serve(set: &mut ServiceSet, name: &str, request: &ServiceRequest, now: UtcInstant) -> Routed {
     match set.route(name, request, now) {
         Some(response) => Routed::Response(response),
         None => Routed::NoSuchService,

@@ -12,7 +12,7 @@ use super::faulted::{Routed, route_with_faults};
 use super::http::{Method, ServiceRequest};
 use super::router::Router;
 use super::set::ServiceSet;
-use super::time::Timestamp;
+use super::time::UtcInstant;
 use clawrun_faults::SharedInjector;
 use clawrun_web::{Fetched, WebError, WebMode, WebRequest, WebSession};
 
@@ -155,7 +155,7 @@ impl HttpRouter for GuestRouter {
             req.headers.insert(name, value.clone());
         }
         req.body.clone_from(&request.body);
-        let now = Timestamp::from_duration(self.clock.wall());
+        let now = UtcInstant::from_duration(self.clock.wall());
         let resp = match route_with_faults(
             &mut services,
             self.faults.as_ref(),

@@ -46,11 +46,11 @@ pub use faulted::{Routed, route_with_faults};
 pub use guest::{GuestRouter, SharedServices};
 pub use http::{Body, Headers, Method, ServiceRequest, ServiceResponse};
 pub use json::{Json, Obj};
-pub use load::{FixturePolicy, FixtureRoot, LoadError, LoadOptions};
+pub use load::{FixtureOptions, FixturePolicy, FixtureRoot, LoadError};
 pub use router::{NotFound, Router, Target};
 pub use set::ServiceSet;
 pub use spec::{ServiceSpec, TaskServices, ToolEndpoint};
-pub use time::Timestamp;
+pub use time::UtcInstant;
 
 #[cfg(test)]
 mod py_vectors;

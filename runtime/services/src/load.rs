@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::json::{self, DecodeError, Json, Obj};
 use super::spec::ServiceSpec;
-use super::time::Timestamp;
+use super::time::UtcInstant;
 
 /// Which file a service reads when its fixture variable is absent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,18 +22,28 @@ pub enum FixturePolicy {
 }
 
 /// Where fixture files are read from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub enum FixtureRoot<'a> {
-    /// A host folder (`clawrun services`, tests): paths relative to it, or absolute.
-    Host(&'a Path),
+    /// An absolute host folder read with ambient authority (`clawrun services`, tests): paths
+    /// relative to it, or absolute.
+    Host(&'a Path, cap_std::AmbientAuthority),
     /// A capability on the suite folder (trials): paths relative to it only; `..` out of it,
     /// absolute paths and symlinks leading out are refused.
     Dir(&'a cap_std::fs::Dir),
 }
 
+impl std::fmt::Debug for FixtureRoot<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FixtureRoot::Host(root, _) => f.debug_tuple("Host").field(root).finish(),
+            FixtureRoot::Dir(dir) => f.debug_tuple("Dir").field(dir).finish(),
+        }
+    }
+}
+
 /// Options for [`ServiceSet::load`](super::ServiceSet::load).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LoadOptions {
+pub struct FixtureOptions {
     /// Fallback fixture choice.
     pub policy: FixturePolicy,
 }
@@ -64,6 +74,14 @@ pub enum LoadError {
         first: String,
         /// The other.
         second: String,
+    },
+    /// The fixture root (a host folder) could not be made absolute.
+    #[error("cannot resolve the fixture root {}: {source}", root.display())]
+    Root {
+        /// The folder as given.
+        root: PathBuf,
+        /// The I/O error.
+        source: io::Error,
     },
     /// A fixture file could not be read.
     #[error("service `{service}`: cannot read {} ({origin}): {source}", file.display())]
@@ -121,14 +139,14 @@ pub struct LoadCtx<'a> {
     /// The task's entry.
     pub spec: &'a ServiceSpec,
     /// Load options.
-    pub options: &'a LoadOptions,
+    pub options: &'a FixtureOptions,
     /// The virtual "now" at load time.
-    pub now: Timestamp,
+    pub now: UtcInstant,
 }
 
 /// A fixture path and where it came from.
 #[derive(Clone, Debug)]
-pub struct Source {
+pub struct FixtureSource {
     /// The resolved path.
     pub path: PathBuf,
     /// `VAR` or `default for VAR` or `task copy for VAR`.
@@ -151,7 +169,7 @@ impl LoadCtx<'_> {
     pub fn resolve(&self, p: &str) -> PathBuf {
         let p = Path::new(p);
         match self.root {
-            FixtureRoot::Host(root) if !p.is_absolute() => root.join(p),
+            FixtureRoot::Host(root, _) if !p.is_absolute() => root.join(p),
             _ => p.to_path_buf(),
         }
     }
@@ -159,7 +177,7 @@ impl LoadCtx<'_> {
     /// Whether `path` (from [`LoadCtx::resolve`]) names a file.
     pub fn is_file(&self, path: &Path) -> bool {
         match self.root {
-            FixtureRoot::Host(_) => path.is_file(),
+            FixtureRoot::Host(..) => path.is_file(),
             FixtureRoot::Dir(dir) => dir.metadata(path).is_ok_and(|m| m.is_file()),
         }
     }
@@ -167,15 +185,15 @@ impl LoadCtx<'_> {
     /// The root as a path for messages and base folders (`.` for a capability root).
     pub fn root_path(&self) -> PathBuf {
         match self.root {
-            FixtureRoot::Host(root) => root.to_path_buf(),
+            FixtureRoot::Host(root, _) => root.to_path_buf(),
             FixtureRoot::Dir(_) => PathBuf::from("."),
         }
     }
 
     /// The fixture file named by `var`, else the default (or the task's copy, per policy).
-    pub fn source(&self, var: &str, default: &str) -> Source {
+    pub fn source(&self, var: &str, default: &str) -> FixtureSource {
         if let Some(v) = self.env(var) {
-            return Source {
+            return FixtureSource {
                 path: self.resolve(v),
                 origin: var.to_string(),
             };
@@ -185,22 +203,22 @@ impl LoadCtx<'_> {
         {
             let local = task_dir.join(&default[i + 1..]);
             if self.is_file(&local) {
-                return Source {
+                return FixtureSource {
                     path: local,
                     origin: format!("task copy for {var}"),
                 };
             }
         }
-        Source {
+        FixtureSource {
             path: self.resolve(default),
             origin: format!("default for {var}"),
         }
     }
 
     /// Reads a file.
-    pub fn read(&self, src: &Source) -> Result<Vec<u8>, LoadError> {
+    pub fn read(&self, src: &FixtureSource) -> Result<Vec<u8>, LoadError> {
         let read = match self.root {
-            FixtureRoot::Host(_) => std::fs::read(&src.path),
+            FixtureRoot::Host(..) => std::fs::read(&src.path),
             FixtureRoot::Dir(dir) => dir.read(&src.path),
         };
         read.map_err(|source| LoadError::Read {
@@ -212,7 +230,7 @@ impl LoadCtx<'_> {
     }
 
     /// A content error about `src`.
-    pub fn bad(&self, src: &Source, message: impl Into<String>) -> LoadError {
+    pub fn bad(&self, src: &FixtureSource, message: impl Into<String>) -> LoadError {
         LoadError::Fixture {
             service: self.name().into(),
             file: src.path.clone(),
@@ -221,7 +239,7 @@ impl LoadCtx<'_> {
     }
 
     /// Reads a UTF-8 JSON file as Python's `json.load` would.
-    pub fn read_json(&self, src: &Source) -> Result<Json, LoadError> {
+    pub fn read_json(&self, src: &FixtureSource) -> Result<Json, LoadError> {
         let bytes = self.read(src)?;
         let text =
             std::str::from_utf8(&bytes).map_err(|e| self.bad(src, format!("not UTF-8: {e}")))?;
@@ -232,7 +250,7 @@ impl LoadCtx<'_> {
     }
 
     /// Reads a JSON array of objects.
-    pub fn read_records(&self, src: &Source) -> Result<Vec<Obj>, LoadError> {
+    pub fn read_records(&self, src: &FixtureSource) -> Result<Vec<Obj>, LoadError> {
         match self.read_json(src)? {
             Json::Array(items) => items
                 .into_iter()
@@ -252,7 +270,7 @@ pub(crate) fn load_records(
     cx: &LoadCtx<'_>,
     var: &str,
     default: &str,
-) -> Result<(Loaded, Source), LoadError> {
+) -> Result<(Loaded, FixtureSource), LoadError> {
     let src = cx.source(var, default);
     let records = cx.read_records(&src)?;
     Ok((

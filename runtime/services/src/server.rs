@@ -22,7 +22,7 @@ use super::faulted::{Routed, route_with_faults};
 use super::guest::SharedServices;
 use super::http::{Method, ServiceRequest, ServiceResponse};
 use super::stall::StallTimeout;
-use super::time::Timestamp;
+use super::time::UtcInstant;
 use clawrun_faults::SharedInjector;
 
 /// One service bound to one loopback port.
@@ -106,7 +106,7 @@ impl Default for Limits {
 struct Shared {
     services: SharedServices,
     faults: Option<SharedInjector>,
-    now: Timestamp,
+    now: UtcInstant,
     limits: Limits,
 }
 
@@ -117,7 +117,7 @@ struct Shared {
 pub async fn serve(
     services: SharedServices,
     listeners: Vec<(Binding, TcpListener)>,
-    now: Timestamp,
+    now: UtcInstant,
     faults: Option<SharedInjector>,
     limits: Limits,
 ) {

@@ -8,10 +8,10 @@ use super::builtin;
 use super::engine::{Fixture, Service};
 use super::http::{Method, ServiceRequest, ServiceResponse};
 use super::json::{Json, Obj};
-use super::load::{Base, FixtureRoot, LoadCtx, LoadError, LoadOptions, load_records};
+use super::load::{Base, FixtureOptions, FixtureRoot, LoadCtx, LoadError, load_records};
 use super::spec::ServiceSpec;
 use super::store::Records;
-use super::time::Timestamp;
+use super::time::UtcInstant;
 use clawrun_web::WebSession;
 
 /// A readiness probe: method and path.
@@ -35,13 +35,22 @@ impl ServiceSet {
 
     /// Loads `specs` (a task's `services:`) with fixtures under the host folder `root` (the
     /// Claw-Eval root), applying load-time date shifts relative to `now`.
+    ///
+    /// Fixture paths follow the host's rules, as Claw-Eval's services read them (absolute
+    /// paths, `..` anywhere): ambient authority, so the caller passes cap-std's token
+    /// (`clawrun services`, tests). Trials use [`ServiceSet::load_in`].
     pub fn load(
         root: &Path,
         specs: &[ServiceSpec],
-        options: &LoadOptions,
-        now: Timestamp,
+        options: &FixtureOptions,
+        now: UtcInstant,
+        authority: cap_std::AmbientAuthority,
     ) -> Result<Self, LoadError> {
-        Self::load_from(FixtureRoot::Host(root), specs, options, now)
+        let root = std::path::absolute(root).map_err(|source| LoadError::Root {
+            root: root.to_path_buf(),
+            source,
+        })?;
+        Self::load_from(FixtureRoot::Host(&root, authority), specs, options, now)
     }
 
     /// Like [`ServiceSet::load`], reading every fixture through the capability `suite` (the
@@ -49,8 +58,8 @@ impl ServiceSet {
     pub fn load_in(
         suite: &cap_std::fs::Dir,
         specs: &[ServiceSpec],
-        options: &LoadOptions,
-        now: Timestamp,
+        options: &FixtureOptions,
+        now: UtcInstant,
     ) -> Result<Self, LoadError> {
         Self::load_from(FixtureRoot::Dir(suite), specs, options, now)
     }
@@ -59,8 +68,8 @@ impl ServiceSet {
     fn load_from(
         root: FixtureRoot<'_>,
         specs: &[ServiceSpec],
-        options: &LoadOptions,
-        now: Timestamp,
+        options: &FixtureOptions,
+        now: UtcInstant,
     ) -> Result<Self, LoadError> {
         let mut by_name: BTreeMap<&str, (Arc<Service>, Option<Probe>)> = BTreeMap::new();
         let mut ports: BTreeMap<u16, &str> = BTreeMap::new();
@@ -186,7 +195,7 @@ impl ServiceSet {
         &mut self,
         name: &str,
         req: &ServiceRequest,
-        now: Timestamp,
+        now: UtcInstant,
     ) -> Option<ServiceResponse> {
         Some(self.get_mut(name)?.call(req, now))
     }
@@ -205,7 +214,7 @@ impl ServiceSet {
     }
 
     /// Resets every service at `now` (what the runner does between trials).
-    pub fn reset_all(&mut self, now: Timestamp) {
+    pub fn reset_all(&mut self, now: UtcInstant) {
         for s in &mut self.services {
             // A failing re-shift answers 500 upstream and leaves the service as it was.
             let _ = Arc::make_mut(s).reset(now);
@@ -215,7 +224,7 @@ impl ServiceSet {
     /// Runs the runner's readiness probes: each service's `health_check` request with
     /// `X-Health-Check: 1` and no body. Business services log it like a call (the first trial's
     /// audit starts with that entry upstream). Returns each probed service and its status.
-    pub fn probe_health(&mut self, now: Timestamp) -> Vec<(String, u16)> {
+    pub fn probe_health(&mut self, now: UtcInstant) -> Vec<(String, u16)> {
         let mut out = Vec::new();
         for (s, probe) in self.services.iter_mut().zip(&self.probes) {
             let Some((method, path)) = probe else {

@@ -2,7 +2,7 @@
 
 use super::json::{self, DecodeError, Json};
 use super::py_vectors::{DOCS, FLOATS, ISO, LOWER, YMD};
-use super::time::{self, Timestamp};
+use super::time::{self, UtcInstant};
 
 #[test]
 fn float_repr_matches_python() {
@@ -135,10 +135,10 @@ fn lowercase_matches_python() {
 
 #[test]
 fn isoformat_of_virtual_now() {
-    let t = Timestamp::from_unix_micros(1_795_312_144_133_592);
+    let t = UtcInstant::from_unix_micros(1_795_312_144_133_592);
     assert_eq!(t.isoformat(), "2026-11-22T01:49:04.133592+00:00");
     assert_eq!(
-        Timestamp::from_unix_micros(1_795_312_144_000_000).isoformat(),
+        UtcInstant::from_unix_micros(1_795_312_144_000_000).isoformat(),
         "2026-11-22T01:49:04+00:00"
     );
     assert_eq!(t.date_string(), "2026-11-22");

@@ -18,9 +18,9 @@ pub(crate) const MAX_TIMEDELTA_DAYS: i64 = 999_999_999;
 
 /// A UTC instant, microseconds since the Unix epoch: the services' "now".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Timestamp(i64);
+pub struct UtcInstant(i64);
 
-impl Timestamp {
+impl UtcInstant {
     /// The instant `micros` microseconds after 1970-01-01T00:00:00Z.
     pub const fn from_unix_micros(micros: i64) -> Self {
         Self(micros)

@@ -98,6 +98,8 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+impl std::error::Error for Diagnostic {}
+
 /// Why a file a task references cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FileProblem {
@@ -194,8 +196,10 @@ pub(crate) fn problem(e: &std::io::Error) -> FileProblem {
     use std::io::ErrorKind;
     match e.kind() {
         ErrorKind::NotFound => FileProblem::NotFound,
-        // cap-std's answer to `..`, absolute paths and symlinks that leave the folder.
-        ErrorKind::PermissionDenied if e.to_string().contains("outside") => FileProblem::Escapes,
+        // cap-std's answer to `..`, absolute paths and symlinks that leave the folder: an
+        // error of its own making (the kernel's EXDEV under RESOLVE_BENEATH included), so it
+        // carries no OS error code, unlike a real EACCES.
+        ErrorKind::PermissionDenied if e.raw_os_error().is_none() => FileProblem::Escapes,
         ErrorKind::IsADirectory => FileProblem::WrongKind("a file, found a folder"),
         ErrorKind::NotADirectory => FileProblem::WrongKind("a folder, found a file"),
         _ => FileProblem::Io(e.to_string()),

@@ -7,7 +7,7 @@ use super::gmail::{aware, shifted};
 use super::prelude::*;
 use crate::py;
 use crate::store::Derived;
-use crate::time::{self, DAY, DateTime, MAX_TIMEDELTA_DAYS, Timestamp};
+use crate::time::{self, DAY, DateTime, MAX_TIMEDELTA_DAYS, UtcInstant};
 
 const ID: Field = Field::req("event_id", Ty::Str);
 
@@ -83,7 +83,7 @@ fn non_empty(rec: &Obj, field: &str) -> bool {
 
 /// Moves every start and end by `target - earliest`, where `target` is tomorrow (UTC) at the
 /// earliest event's wall-clock hour and minute.
-fn shift_dates(recs: &[Obj], now: Timestamp) -> Result<Vec<Obj>, String> {
+fn shift_dates(recs: &[Obj], now: UtcInstant) -> Result<Vec<Obj>, String> {
     let mut earliest: Option<DateTime> = None;
     for (i, r) in recs.iter().enumerate() {
         if non_empty(r, "start_time") {
@@ -128,13 +128,13 @@ fn parse_start(rec: &Obj) -> Derived {
 
 enum Window {
     Range(i64, i64),
-    BadDate(Outcome),
+    BadDate(Handled),
     Crash,
 }
 
 fn window(date: &str, days: &Json) -> Window {
     let Some(day) = time::strptime_ymd(date) else {
-        return Window::BadDate(Outcome::ok(
+        return Window::BadDate(Handled::ok(
             obj! { "error" => format!("Invalid date format: {}", excerpt(date)) },
         ));
     };
@@ -174,30 +174,30 @@ fn events_in(
     Ok(hits.into_iter().map(|o| Json::Object(o.clone())).collect())
 }
 
-fn list_events(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn list_events(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let (start, end) = match window(
         str_field(req, "date"),
         req.get("days").unwrap_or(&Json::Null),
     ) {
         Window::Range(s, e) => (s, e),
         Window::BadDate(o) => return o,
-        Window::Crash => return Outcome::crash(),
+        Window::Crash => return Handled::crash(),
     };
     match events_in(cx, start, end, |_| Ok(true)) {
         Ok(events) => {
             let total = events.len();
-            Outcome::ok(obj! { "events" => events, "total" => total })
+            Handled::ok(obj! { "events" => events, "total" => total })
         }
         Err(c) => c.into(),
     }
 }
 
-fn user_events(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn user_events(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let user = str_field(req, "user");
     let (start, end) = match window(str_field(req, "date"), &Json::Int(1)) {
         Window::Range(s, e) => (s, e),
         Window::BadDate(o) => return o,
-        Window::Crash => return Outcome::crash(),
+        Window::Crash => return Handled::crash(),
     };
     let matches = |ev: &Obj| -> Result<bool, py::Crash> {
         let Some(Json::Array(attendees)) = ev.get("attendees") else {
@@ -216,13 +216,13 @@ fn user_events(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     match events_in(cx, start, end, matches) {
         Ok(events) => {
             let total = events.len();
-            Outcome::ok(obj! { "events" => events, "total" => total, "user" => user })
+            Handled::ok(obj! { "events" => events, "total" => total, "user" => user })
         }
         Err(c) => c.into(),
     }
 }
 
-fn create_event(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn create_event(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let id = format!("evt_{:03}", cx.records().len() + 1);
     let mut rec = Obj::with_capacity(7);
     rec.push("event_id", id);
@@ -233,5 +233,5 @@ fn create_event(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     cx.push(rec.clone());
     let rec = Json::Object(rec);
     cx.append("created_events", rec.clone());
-    Outcome::ok(obj! { "status" => "created", "event" => rec })
+    Handled::ok(obj! { "status" => "created", "event" => rec })
 }

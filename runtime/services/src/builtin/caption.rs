@@ -39,9 +39,9 @@ fn load(cx: &LoadCtx<'_>) -> Result<Loaded, LoadError> {
     })
 }
 
-fn describe(cx: &mut Ctx<'_>, _req: &Obj) -> Outcome {
+fn describe(cx: &mut Ctx<'_>, _req: &Obj) -> Handled {
     let text = cx
         .extra::<Text>()
         .map_or_else(|| Arc::from(""), |t| t.0.clone());
-    Outcome::ok_without_response_body(obj! { "caption" => text, "confidence" => 0.92 })
+    Handled::ok_without_response_body(obj! { "caption" => text, "confidence" => 0.92 })
 }

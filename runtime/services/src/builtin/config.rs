@@ -76,7 +76,7 @@ pub(super) static DEF: ServiceDef = ServiceDef {
     health: None,
 };
 
-fn update(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn update(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let id = str_field(req, "integration_id");
     let Some(i) = cx.find(id) else {
         return cx.not_found(id);
@@ -97,5 +97,5 @@ fn update(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         .map(|(k, v)| (k.into(), v.clone()))
         .collect();
     cx.append("updates", Json::Object(obj! { "integration_id" => id, "changes" => changes, "timestamp" => cx.now.isoformat() }));
-    Outcome::ok(obj! { "status" => "updated", "integration" => rec })
+    Handled::ok(obj! { "status" => "updated", "integration" => rec })
 }

@@ -32,24 +32,26 @@ pub(super) static DEF: ServiceDef = ServiceDef {
 
 /// The base directory PDFs are read from.
 enum Base {
-    /// A canonical host folder (`clawrun services`, tests), with upstream's path semantics.
-    Host(PathBuf),
+    /// An absolute, canonical host folder read with ambient authority (`clawrun services`,
+    /// tests), with upstream's path semantics.
+    Host(PathBuf, cap_std::AmbientAuthority),
     /// A capability on the folder (trials): paths are relative to it and cannot leave it.
     Dir(Arc<cap_std::fs::Dir>),
+    /// No base folder (the configured one cannot be opened): every path is missing.
+    Nothing,
 }
 
-/// `Path.resolve()` (non-strict): the canonical form of the longest existing prefix, then the
-/// remaining components with `.` and `..` applied.
-fn resolve(p: &Path) -> PathBuf {
-    if let Ok(c) = std::fs::canonicalize(p) {
+/// `Path.resolve()` (non-strict) of an absolute path: the canonical form of the longest
+/// existing prefix, then the remaining components with `.` and `..` applied.
+fn resolve(abs: &Path) -> PathBuf {
+    debug_assert!(
+        abs.is_absolute(),
+        "documents: resolve({abs:?}) needs an absolute path"
+    );
+    if let Ok(c) = std::fs::canonicalize(abs) {
         return c;
     }
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(p)
-    };
-    let mut existing = abs.as_path();
+    let mut existing = abs;
     let mut rest = Vec::new();
     let mut base = loop {
         if let Ok(c) = std::fs::canonicalize(existing) {
@@ -79,22 +81,22 @@ fn resolve(p: &Path) -> PathBuf {
 
 fn load(cx: &LoadCtx<'_>) -> Result<Loaded, LoadError> {
     let base = match cx.root {
-        FixtureRoot::Host(_) => {
+        FixtureRoot::Host(_, authority) => {
+            // Absolute: the root is, and a relative variable is joined to it.
             let dir = match cx.env("DOCUMENTS_BASE_DIR") {
                 Some(d) => cx.resolve(d),
                 None => cx.root_path(),
             };
-            Base::Host(resolve(&dir))
+            Base::Host(resolve(&dir), authority)
         }
         FixtureRoot::Dir(root) => {
             let dir = match cx.env("DOCUMENTS_BASE_DIR").filter(|d| !d.is_empty()) {
                 Some(d) => root.open_dir(d),
                 None => root.try_clone(),
             };
-            // A base folder that cannot be opened serves nothing (every path is missing).
             match dir {
                 Ok(dir) => Base::Dir(Arc::new(dir)),
-                Err(_) => Base::Host(PathBuf::new()),
+                Err(_) => Base::Nothing,
             }
         }
     };
@@ -105,8 +107,8 @@ fn load(cx: &LoadCtx<'_>) -> Result<Loaded, LoadError> {
 }
 
 /// A request refused before reading: its response.
-fn refuse(status: u16, message: String) -> Outcome {
-    Outcome::unlogged(ServiceResponse::detail(status, message))
+fn refuse(status: u16, message: String) -> Handled {
+    Handled::unlogged(ServiceResponse::detail(status, message))
 }
 
 /// Whether `name` ends in `.pdf` (any case).
@@ -118,20 +120,21 @@ fn is_pdf(name: &Path) -> bool {
 /// Finds and reads `given` under `base` with upstream's checks, in its order: 404 when missing,
 /// 400 when outside the base, 400 when not a PDF. Returns the bytes and the path relative to
 /// the base.
-fn read_pdf(base: &Base, given: &str) -> Result<(Vec<u8>, String), Outcome> {
+fn read_pdf(base: &Base, given: &str) -> Result<(Vec<u8>, String), Handled> {
     let shown = excerpt(given);
     let missing = || refuse(404, format!("File not found: {shown}"));
     let escapes = || refuse(400, format!("Path escapes base directory: {shown}"));
     let not_pdf = || refuse(400, "Only PDF files are supported".to_string());
     match base {
-        Base::Host(base) => {
+        Base::Nothing => Err(missing()),
+        Base::Host(base, _) => {
             let p = Path::new(given);
             let full = resolve(&if p.is_absolute() {
                 p.to_path_buf()
             } else {
                 base.join(p)
             });
-            if base.as_os_str().is_empty() || !full.exists() {
+            if !full.exists() {
                 return Err(missing());
             }
             let rel = full.strip_prefix(base).map_err(|_| escapes())?;
@@ -141,7 +144,7 @@ fn read_pdf(base: &Base, given: &str) -> Result<(Vec<u8>, String), Outcome> {
             }
             let size = std::fs::metadata(&full).map_or(0, |m| m.len());
             check_size(size)?;
-            let bytes = std::fs::read(&full).map_err(|_| Outcome::crash())?;
+            let bytes = std::fs::read(&full).map_err(|_| Handled::crash())?;
             Ok((bytes, rel))
         }
         Base::Dir(dir) => {
@@ -171,14 +174,14 @@ fn read_pdf(base: &Base, given: &str) -> Result<(Vec<u8>, String), Outcome> {
                 return Err(not_pdf());
             }
             check_size(size)?;
-            let bytes = dir.read(target).map_err(|_| Outcome::crash())?;
+            let bytes = dir.read(target).map_err(|_| Handled::crash())?;
             Ok((bytes, rel))
         }
     }
 }
 
 /// Refuses a file larger than the PDF reader accepts, before reading it.
-fn check_size(size: u64) -> Result<(), Outcome> {
+fn check_size(size: u64) -> Result<(), Handled> {
     let limit = pdf::Limits::DEFAULT.max_file_bytes;
     match usize::try_from(size) {
         Ok(bytes) if bytes <= limit => Ok(()),
@@ -193,13 +196,13 @@ fn check_size(size: u64) -> Result<(), Outcome> {
     }
 }
 
-fn extract(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn extract(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let given = str_field(req, "path");
     if given.contains('\0') {
-        return Outcome::crash();
+        return Handled::crash();
     }
     let Some(base) = cx.extra::<Base>() else {
-        return Outcome::crash();
+        return Handled::crash();
     };
     let (bytes, rel) = match read_pdf(base, given) {
         Ok(found) => found,
@@ -209,7 +212,7 @@ fn extract(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         Ok(pages) => pages,
         // Reading stopped at a limit: say so instead of using unbounded memory or time.
         Err(e @ pdf::PdfError::TooLarge(_)) => return refuse(400, e.to_string()),
-        Err(_) => return Outcome::crash(),
+        Err(_) => return Handled::crash(),
     };
     let n = pages.len();
     let returned = match req.get("max_pages") {
@@ -224,7 +227,7 @@ fn extract(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     let summary = obj! {
         "path" => &*rel, "page_count" => n, "pages_returned" => returned.clone(), "text_length" => text.chars().count(),
     };
-    Outcome::ok_with_summary(
+    Handled::ok_with_summary(
         obj! { "path" => &*rel, "page_count" => n, "pages_returned" => returned, "text" => text },
         Json::Object(summary),
     )

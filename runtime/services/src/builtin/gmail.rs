@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::prelude::*;
 use crate::py;
 use crate::store::Derived;
-use crate::time::{self, DAY, DateTime, MAX_TIMEDELTA_DAYS, Timestamp};
+use crate::time::{self, DAY, DateTime, MAX_TIMEDELTA_DAYS, UtcInstant};
 
 const MAIL: [Field; 3] = [
     Field::req("to", Ty::Str),
@@ -99,7 +99,7 @@ pub(super) fn shifted(dt: DateTime, delta: i64, i: usize, field: &str) -> Result
 }
 
 /// Moves every `date` by `(now - 1 day) - newest`.
-fn shift_dates(recs: &[Obj], now: Timestamp) -> Result<Vec<Obj>, String> {
+fn shift_dates(recs: &[Obj], now: UtcInstant) -> Result<Vec<Obj>, String> {
     if recs.is_empty() {
         return Ok(Vec::new());
     }
@@ -127,19 +127,19 @@ fn parse_date(rec: &Obj) -> Derived {
 }
 
 /// `now - days` as Python computes it (`None` on `OverflowError`).
-pub(super) fn days_from(now: Timestamp, days: &Json, sign: i64) -> Option<i64> {
+pub(super) fn days_from(now: UtcInstant, days: &Json, sign: i64) -> Option<i64> {
     let d = days.as_i64().filter(|d| d.abs() <= MAX_TIMEDELTA_DAYS)?;
     time::add(now.unix_micros(), (sign * d).checked_mul(DAY)?)
 }
 
-fn list_messages(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn list_messages(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let Some(cutoff) = days_from(cx.now, req.get("days_back").unwrap_or(&Json::Null), -1) else {
-        return Outcome::crash();
+        return Handled::crash();
     };
     let mut out = Vec::new();
     for r in cx.records().iter() {
         let Some(&Some(t)) = r.derived::<Option<i64>>() else {
-            return Outcome::crash();
+            return Handled::crash();
         };
         if t >= cutoff {
             out.push(Json::Object(r.data().project(SUMMARY)));
@@ -150,5 +150,5 @@ fn list_messages(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         req.get("max_results").unwrap_or(&Json::Null),
     ));
     let total = out.len();
-    Outcome::ok(obj! { "messages" => out, "total" => total })
+    Handled::ok(obj! { "messages" => out, "total" => total })
 }

@@ -92,7 +92,7 @@ fn index(rec: &Obj) -> Derived {
     Some(Arc::new(text.map(|t| tokens(&t))))
 }
 
-fn search(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn search(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let query = tokens(str_field(req, "query"));
     let category = req.get_str("category").filter(|c| !c.is_empty());
     let mut hits = Vec::new();
@@ -103,7 +103,7 @@ fn search(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
             continue;
         }
         let Some(Some(doc)) = r.derived::<Option<Vec<Box<str>>>>() else {
-            return Outcome::crash();
+            return Handled::crash();
         };
         if query.iter().any(|t| doc.binary_search(t).is_ok()) {
             let d = r.data();
@@ -129,10 +129,10 @@ fn search(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         req.get("max_results").unwrap_or(&Json::Null),
     ));
     let total = hits.len();
-    Outcome::ok(obj! { "articles" => hits, "total" => total })
+    Handled::ok(obj! { "articles" => hits, "total" => total })
 }
 
-fn update(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn update(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let id = str_field(req, "article_id");
     let Some(i) = cx.find(id) else {
         return cx.not_found(id);
@@ -145,5 +145,5 @@ fn update(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         "updates",
         Json::Object(obj! { "article_id" => id, "timestamp" => cx.now.isoformat() }),
     );
-    Outcome::ok(obj! { "status" => "updated", "article_id" => id })
+    Handled::ok(obj! { "status" => "updated", "article_id" => id })
 }

@@ -59,7 +59,7 @@ pub fn kinds() -> impl Iterator<Item = &'static str> {
 /// What service modules use.
 mod prelude {
     pub(super) use crate::engine::{
-        Collection, Ctx, DeleteOp, Endpoint, Filter, Fixture, ListOp, Op, Outcome, RecordOp,
+        Collection, Ctx, DeleteOp, Endpoint, Filter, Fixture, Handled, ListOp, Op, RecordOp,
         ServiceDef, UpdateOp, str_field,
     };
     pub(super) use crate::excerpt::excerpt;

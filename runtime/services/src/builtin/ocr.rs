@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::prelude::*;
-use crate::load::{LoadCtx, LoadError, Loaded, Source};
+use crate::load::{FixtureSource, LoadCtx, LoadError, Loaded};
 
 pub(super) static DEF: ServiceDef = ServiceDef {
     kind: "ocr",
@@ -30,7 +30,7 @@ pub(super) struct Text(pub Arc<str>);
 
 /// Reads a UTF-8 text file with universal newlines.
 pub(super) fn read_text(cx: &LoadCtx<'_>, path: &Path, origin: &str) -> Result<String, LoadError> {
-    let src = Source {
+    let src = FixtureSource {
         path: path.to_path_buf(),
         origin: origin.to_string(),
     };
@@ -81,11 +81,11 @@ fn load(cx: &LoadCtx<'_>) -> Result<Loaded, LoadError> {
     })
 }
 
-fn extract(cx: &mut Ctx<'_>, _req: &Obj) -> Outcome {
+fn extract(cx: &mut Ctx<'_>, _req: &Obj) -> Handled {
     let text = cx
         .extra::<Text>()
         .map_or_else(|| Arc::from(""), |t| t.0.clone());
-    Outcome::ok_without_response_body(
+    Handled::ok_without_response_body(
         obj! { "text" => text, "confidence" => 0.95, "language" => "mixed" },
     )
 }

@@ -84,7 +84,7 @@ pub(super) static DEF: ServiceDef = ServiceDef {
 
 /// Sources in order of first appearance, each with its distinct categories (first-appearance
 /// order; upstream's order is a set's) and article count.
-fn feeds(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn feeds(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let category = req.get_str("category").filter(|c| !c.is_empty());
     let mut groups: Vec<(Json, Vec<Json>, usize)> = Vec::new();
     for r in cx.records().iter() {
@@ -118,5 +118,5 @@ fn feeds(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         })
         .collect();
     let total = feeds.len();
-    Outcome::ok(obj! { "feeds" => feeds, "total" => total })
+    Handled::ok(obj! { "feeds" => feeds, "total" => total })
 }

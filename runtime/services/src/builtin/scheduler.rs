@@ -116,7 +116,7 @@ pub(super) static DEF: ServiceDef = ServiceDef {
     health: None,
 };
 
-fn create(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn create(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let field = |k: &str| req.get(k).cloned().unwrap_or(Json::Null);
     let tags = match req.get("tags") {
         Some(t @ Json::Array(_)) => t.clone(),
@@ -139,10 +139,10 @@ fn create(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     cx.push(job.clone());
     let job = Json::Object(job);
     cx.append("created_jobs", job.clone());
-    Outcome::ok(obj! { "status" => "created", "job" => job })
+    Handled::ok(obj! { "status" => "created", "job" => job })
 }
 
-fn history(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn history(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let id = str_field(req, "job_id");
     let Some(i) = cx.find(id) else {
         return cx.not_found(id);
@@ -155,7 +155,7 @@ fn history(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         .unwrap_or(Json::Array(Vec::new()));
     let limit = req.get("limit").unwrap_or(&Json::Null);
     let (Ok(history), Ok(total)) = (py::slice(&all, limit), py::len(&all)) else {
-        return Outcome::crash();
+        return Handled::crash();
     };
-    Outcome::ok(obj! { "job_id" => id, "history" => history, "total" => total })
+    Handled::ok(obj! { "job_id" => id, "history" => history, "total" => total })
 }

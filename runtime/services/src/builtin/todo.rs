@@ -79,7 +79,7 @@ pub(super) static DEF: ServiceDef = ServiceDef {
     health: None,
 };
 
-fn create_task(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn create_task(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let id = format!("todo_{:03}", cx.records().len() + 1);
     let description = match req.get("description") {
         Some(Json::Str(s)) => Json::Str(s.clone()),
@@ -96,5 +96,5 @@ fn create_task(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         "created_at" => cx.now.isoformat(),
     };
     let slot = cx.push(task.clone());
-    Outcome::ok_live(obj! { "status" => "created", "task" => task }, "task", slot)
+    Handled::ok_live(obj! { "status" => "created", "task" => task }, "task", slot)
 }

@@ -144,13 +144,13 @@ fn data<'c>(cx: &'c Ctx<'_>) -> &'c WebData {
     cx.extra::<WebData>().expect("web data loaded")
 }
 
-fn search(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn search(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let query = str_field(req, "query");
     let q = tokens(query);
     let mut scored: Vec<(usize, &Obj)> = Vec::new();
     for item in &data(cx).items {
         let Some(t) = &item.tokens else {
-            return Outcome::crash();
+            return Handled::crash();
         };
         let score = q.iter().filter(|w| t.binary_search(w).is_ok()).count();
         if score > 0 {
@@ -180,23 +180,23 @@ fn search(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         req.get("max_results").unwrap_or(&Json::Null),
     ));
     let total = results.len();
-    Outcome::ok(obj! { "results" => results, "total" => total, "query" => query })
+    Handled::ok(obj! { "results" => results, "total" => total, "query" => query })
 }
 
-fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let url = str_field(req, "url");
     let Some(page) = data(cx)
         .pages
         .iter()
         .find(|p| p.get_str("url") == Some(url))
     else {
-        return Outcome::ok(obj! {
+        return Handled::ok(obj! {
             "status_code" => 404i64, "url" => url, "error" => "Page not found or unavailable", "content" => Json::Null,
         });
     };
     let code = page.get("status_code").cloned().unwrap_or(Json::Int(200));
     let Ok(ord) = py::compare(&code, &Json::Int(400)) else {
-        return Outcome::crash();
+        return Handled::crash();
     };
     let or = |k: &str, d: &str| page.get(k).cloned().unwrap_or_else(|| Json::from(d));
     if matches!(
@@ -207,11 +207,11 @@ fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
             .get("error")
             .cloned()
             .unwrap_or_else(|| Json::from(format!("HTTP {}", py::str_of(&code))));
-        return Outcome::ok(
+        return Handled::ok(
             obj! { "status_code" => code, "url" => url, "error" => error, "content" => Json::Null },
         );
     }
-    Outcome::ok(obj! {
+    Handled::ok(obj! {
         "status_code" => code,
         "url" => url,
         "title" => or("title", ""),

@@ -141,7 +141,7 @@ fn load_injection(cx: &LoadCtx<'_>) -> Result<Option<Injection>, LoadError> {
             .map_err(|_| bad_env(format!("env INJECTION_RATE: `{v}` is not a number")))?,
     };
     let mode = cx.env("INJECTION_MODE").unwrap_or("both");
-    let src = crate::load::Source {
+    let src = crate::load::FixtureSource {
         path: cx.resolve(path),
         origin: "INJECTION_PAYLOADS".into(),
     };
@@ -205,14 +205,14 @@ fn settings<'c>(cx: &'c Ctx<'_>) -> &'c Settings {
 }
 
 /// The trial's web, or the 503 saying there is none.
-fn session<'c>(cx: &'c Ctx<'_>) -> Result<&'c WebSession, Outcome> {
+fn session<'c>(cx: &'c Ctx<'_>) -> Result<&'c WebSession, Handled> {
     cx.web()
         .ok_or_else(|| unavailable(&clawrun_web::WebError::Off.to_string()))
 }
 
 /// What the web layer could not answer: a logged 503 naming why.
-fn unavailable(why: &str) -> Outcome {
-    Outcome::with_status(503, obj! { "error" => why })
+fn unavailable(why: &str) -> Handled {
+    Handled::with_status(503, obj! { "error" => why })
 }
 
 /// Python's `str(e)[:200]`.
@@ -220,11 +220,11 @@ fn first_200(s: &str) -> &str {
     s.char_indices().nth(200).map_or(s, |(i, _)| &s[..i])
 }
 
-fn search(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn search(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let query = str_field(req, "query");
     let limit = settings(cx).max_searches;
     if cx.calls_to("/web/search") >= limit {
-        return Outcome::ok(obj! {
+        return Handled::ok(obj! {
             "results" => Json::Array(Vec::new()), "total" => 0i64, "query" => query,
             "error" => format!("Session search limit reached ({limit})"),
         });
@@ -253,7 +253,7 @@ fn search(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         inject_result(&web, cx.call_count(), inj, &mut results);
     }
     let total = results.len();
-    Outcome::ok(obj! { "results" => results, "total" => total, "query" => query })
+    Handled::ok(obj! { "results" => results, "total" => total, "query" => query })
 }
 
 /// The search API's organic results (top-level `organic_results`, or under `data`), shaped
@@ -299,11 +299,11 @@ fn organic_results(body: &[u8]) -> Vec<Json> {
         .collect()
 }
 
-fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
+fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     let url = str_field(req, "url");
     let limit = settings(cx).max_fetches;
     if cx.calls_to("/web/fetch") >= limit {
-        return Outcome::ok(obj! {
+        return Handled::ok(obj! {
             "status_code" => 429i64, "url" => url,
             "error" => format!("Session fetch limit reached ({limit})"), "content" => Json::Null,
         });
@@ -313,7 +313,7 @@ fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         Err(o) => return o,
     };
     let failed = |why: &str| {
-        Outcome::ok(obj! {
+        Handled::ok(obj! {
             "status_code" => 500i64, "url" => url,
             "error" => format!("Fetch failed: {}", first_200(why)), "content" => Json::Null,
         })
@@ -332,7 +332,7 @@ fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
         Err(e) => return unavailable(&e.for_trial()),
     };
     if page.status >= 400 {
-        return Outcome::ok(obj! {
+        return Handled::ok(obj! {
             "status_code" => i64::from(page.status), "url" => url,
             "error" => format!("HTTP {}", page.status), "content" => Json::Null,
         });
@@ -346,7 +346,7 @@ fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Outcome {
     {
         inject_content(&web, cx.call_count(), inj, &mut content);
     }
-    Outcome::ok(obj! {
+    Handled::ok(obj! {
         "status_code" => i64::from(page.status),
         "url" => url,
         "title" => clawrun_web_text::title(&html),
