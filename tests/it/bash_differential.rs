@@ -23,7 +23,7 @@ use cap_std::fs::Dir;
 use clawrun::tools::{ToolCall, ToolEnv, ToolState, Toolbox, WORKSPACE};
 use clawrun::vfs::{NodeKind, Vfs};
 use common::SANDBOX;
-use host_bash::{copy_tree, files_diff, normalise, snapshot};
+use host_bash::{Outcome, compare_corpus, copy_tree, differences, normalise, snapshot};
 
 /// Corpus commands that cannot match in the sandbox, each with the reason. Every entry must
 /// still be in the corpus (checked), so the list cannot go stale silently.
@@ -86,16 +86,8 @@ fn status_of(text: &str) -> i32 {
         .unwrap_or(0)
 }
 
-struct Outcome {
-    /// Whether the tool reported a tool error (never for the host).
-    is_error: bool,
-    text: String,
-    status: i32,
-    /// Relative path -> content, `<dir>` or `<link TARGET>`.
-    files: BTreeMap<String, String>,
-}
-
-fn run_ours(base: &Vfs, cmd: &str) -> Outcome {
+/// What the tool left, and whether it reported a tool error.
+fn run_ours(base: &Vfs, cmd: &str) -> (Outcome, bool) {
     let out = TOOLBOX
         .call(
             &SANDBOX,
@@ -119,12 +111,12 @@ fn run_ours(base: &Vfs, cmd: &str) -> Outcome {
         };
         files.insert(rel, normalise(&value, WORKSPACE));
     }
-    Outcome {
-        is_error: out.is_error,
+    let outcome = Outcome {
         status: status_of(&out.output),
         text: normalise(&out.output, WORKSPACE),
         files,
-    }
+    };
+    (outcome, out.is_error)
 }
 
 fn run_host(cmd: &str) -> Outcome {
@@ -147,7 +139,6 @@ fn run_host(cmd: &str) -> Outcome {
     let text = tool_text(&String::from_utf8_lossy(&bytes), status);
     let files = snapshot(&dir);
     Outcome {
-        is_error: false,
         text: normalise(&text, &dir_str),
         status,
         files,
@@ -160,8 +151,6 @@ fn corpus_matches_host_bash_on_the_vfs() {
         Path::new("/bin/bash").exists(),
         "this test needs the host's /bin/bash"
     );
-    let filter = std::env::var("DIFF_FILTER").ok();
-    let verbose = std::env::var("DIFF_VERBOSE").is_ok();
     let cmds = host_bash::corpus(&bash_crate());
     for (cmd, why) in EXCLUDED {
         assert!(
@@ -171,53 +160,21 @@ fn corpus_matches_host_bash_on_the_vfs() {
     }
     let base = base_vfs();
     // Both sides start from the whole fixture (18 files in 5 directories), odd names included.
-    let (ours, host) = (run_ours(&base, "true"), run_host("true"));
+    let ((ours, _), host) = (run_ours(&base, "true"), run_host("true"));
     assert_eq!(ours.files, host.files);
     assert_eq!(host.files.len(), 23, "{:?}", host.files.keys());
     for special in ["dir with space/file one.txt", ".hidden", "empty.txt"] {
         assert!(host.files.contains_key(special), "fixture lacks {special}");
     }
-    let mut failures = Vec::new();
-    let mut compared = 0;
-    for cmd in &cmds {
-        if filter.as_ref().is_some_and(|f| !cmd.contains(f.as_str()))
-            || EXCLUDED.iter().any(|(c, _)| c == cmd)
-        {
-            continue;
+    let skip = |cmd: &str| EXCLUDED.iter().any(|(c, _)| *c == cmd);
+    let (compared, failures) = compare_corpus(&cmds, skip, |cmd| {
+        let (ours, is_error) = run_ours(&base, cmd);
+        let mut problems = differences(&run_host(cmd), &ours);
+        if is_error {
+            problems.insert(0, "the tool reported a tool error".to_string());
         }
-        compared += 1;
-        let ours = run_ours(&base, cmd);
-        let host = run_host(cmd);
-        let mut problems = Vec::new();
-        if ours.is_error {
-            problems.push("the tool reported a tool error".to_string());
-        }
-        if ours.text != host.text {
-            problems.push(format!(
-                "output differs:\n--- bash\n{}\n--- ours\n{}",
-                host.text, ours.text
-            ));
-        }
-        if ours.status != host.status {
-            problems.push(format!("status: bash {} ours {}", host.status, ours.status));
-        }
-        if ours.files != host.files {
-            problems.push(format!(
-                "files differ:\n{}",
-                files_diff(&host.files, &ours.files)
-            ));
-        }
-        if verbose || !problems.is_empty() {
-            eprintln!(
-                "{} {cmd}\n{}",
-                if problems.is_empty() { "ok  " } else { "FAIL" },
-                problems.join("\n")
-            );
-        }
-        if !problems.is_empty() {
-            failures.push(cmd.clone());
-        }
-    }
+        problems
+    });
     eprintln!(
         "bash differential on the VFS: {} commands compared, {} matched, {} excluded",
         compared,
@@ -230,7 +187,7 @@ fn corpus_matches_host_bash_on_the_vfs() {
         failures.len(),
         failures.join("\n")
     );
-    if filter.is_none() {
+    if std::env::var_os("DIFF_FILTER").is_none() {
         assert!(compared >= 150, "only {compared} commands compared");
     }
 }

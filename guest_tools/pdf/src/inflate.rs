@@ -1,90 +1,9 @@
-//! DEFLATE (RFC 1951) and zlib (RFC 1950) decompression for PDF `FlateDecode` streams.
+//! DEFLATE (RFC 1951) and zlib (RFC 1950) decompression for PDF `FlateDecode` streams, on
+//! `miniz_oxide`'s decompressor, with the output capped so a decompression bomb stops at the cap.
 
-/// Bits read LSB-first from a byte slice.
-struct Bits<'a> {
-    data: &'a [u8],
-    pos: usize,
-    buf: u32,
-    count: u32,
-}
-
-impl Bits<'_> {
-    fn bits(&mut self, n: u32) -> Option<u32> {
-        while self.count < n {
-            let byte = *self.data.get(self.pos)?;
-            self.pos += 1;
-            self.buf |= u32::from(byte) << self.count;
-            self.count += 8;
-        }
-        let v = self.buf & ((1u32 << n) - 1);
-        self.buf >>= n;
-        self.count -= n;
-        Some(v)
-    }
-
-    fn align(&mut self) {
-        self.buf = 0;
-        self.count = 0;
-    }
-}
-
-/// A canonical Huffman code: symbols counted per length and sorted by code.
-struct Huffman {
-    count: [u16; 16],
-    symbol: Vec<u16>,
-}
-
-impl Huffman {
-    fn new(lengths: &[u8]) -> Option<Huffman> {
-        let mut count = [0u16; 16];
-        for &l in lengths {
-            count[usize::from(l)] += 1;
-        }
-        let mut offs = [0u16; 16];
-        for len in 1..15 {
-            offs[len + 1] = offs[len] + count[len];
-        }
-        let mut symbol = vec![0u16; lengths.len()];
-        for (s, &l) in lengths.iter().enumerate() {
-            if l != 0 {
-                symbol[usize::from(offs[usize::from(l)])] = s as u16;
-                offs[usize::from(l)] += 1;
-            }
-        }
-        Some(Huffman { count, symbol })
-    }
-
-    fn decode(&self, bits: &mut Bits<'_>) -> Option<u16> {
-        let (mut code, mut first, mut index) = (0i32, 0i32, 0i32);
-        for len in 1..16 {
-            code |= bits.bits(1)? as i32;
-            let count = i32::from(self.count[len]);
-            if code - count < first {
-                return self.symbol.get((index + code - first) as usize).copied();
-            }
-            index += count;
-            first = (first + count) << 1;
-            code <<= 1;
-        }
-        None
-    }
-}
-
-const LBASE: [u16; 29] = [
-    3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131,
-    163, 195, 227, 258,
-];
-const LEXT: [u8; 29] = [
-    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
-];
-const DBASE: [u16; 30] = [
-    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537,
-    2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
-];
-const DEXT: [u8; 30] = [
-    0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13,
-    13,
-];
+use miniz_oxide::inflate::TINFLStatus;
+use miniz_oxide::inflate::core::inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+use miniz_oxide::inflate::core::{DecompressorOxide, decompress};
 
 /// Why decompression stopped early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,139 +14,47 @@ pub enum Stop {
     TooLarge,
 }
 
-/// The decompressed bytes, never more than `max`.
-struct Out {
-    buf: Vec<u8>,
-    max: usize,
-    /// Set when the data wanted more than `max` bytes.
-    overflow: bool,
-}
-
-impl Out {
-    /// Room for `n` more bytes, or `None` (and `overflow`) if that would pass `max`.
-    fn room(&mut self, n: usize) -> Option<()> {
-        if self.buf.len().saturating_add(n) > self.max {
-            self.overflow = true;
-            return None;
-        }
-        Some(())
-    }
-}
-
-fn codes(bits: &mut Bits<'_>, out: &mut Out, lit: &Huffman, dist: &Huffman) -> Option<()> {
-    loop {
-        let sym = lit.decode(bits)?;
-        match sym {
-            0..=255 => {
-                out.room(1)?;
-                out.buf.push(sym as u8);
-            }
-            256 => return Some(()),
-            _ => {
-                let i = usize::from(sym - 257);
-                let len = usize::from(*LBASE.get(i)?) + bits.bits(u32::from(LEXT[i]))? as usize;
-                let d = usize::from(dist.decode(bits)?);
-                let back = usize::from(*DBASE.get(d)?) + bits.bits(u32::from(DEXT[d]))? as usize;
-                if back > out.buf.len() {
-                    return None;
-                }
-                out.room(len)?;
-                let start = out.buf.len() - back;
-                for k in 0..len {
-                    out.buf.push(out.buf[start + k]);
-                }
-            }
-        }
-    }
-}
-
-fn dynamic(bits: &mut Bits<'_>) -> Option<(Huffman, Huffman)> {
-    const ORDER: [usize; 19] = [
-        16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
-    ];
-    let nlen = bits.bits(5)? as usize + 257;
-    let ndist = bits.bits(5)? as usize + 1;
-    let ncode = bits.bits(4)? as usize + 4;
-    let mut lengths = [0u8; 19];
-    for &o in ORDER.iter().take(ncode) {
-        lengths[o] = bits.bits(3)? as u8;
-    }
-    let lencode = Huffman::new(&lengths)?;
-    let mut all = vec![0u8; nlen + ndist];
-    let mut i = 0;
-    while i < nlen + ndist {
-        let sym = lencode.decode(bits)?;
-        let (value, repeat) = match sym {
-            0..=15 => (sym as u8, 1),
-            16 => (*all.get(i.checked_sub(1)?)?, 3 + bits.bits(2)? as usize),
-            17 => (0, 3 + bits.bits(3)? as usize),
-            _ => (0, 11 + bits.bits(7)? as usize),
-        };
-        if i + repeat > all.len() {
-            return None;
-        }
-        all[i..i + repeat].fill(value);
-        i += repeat;
-    }
-    Some((Huffman::new(&all[..nlen])?, Huffman::new(&all[nlen..])?))
-}
+/// The output buffer's first size (before doubling) when the input is tiny.
+const MIN_BUFFER: usize = 1024;
 
 /// Decompresses raw DEFLATE data into at most `max` bytes. On corrupt or truncated input,
 /// returns what was decoded so far (as PDF readers do) if that is anything; data that would
 /// decompress to more than `max` bytes is [`Stop::TooLarge`] however it ends.
+///
+/// The output buffer starts near the input's size and doubles, but never past `max + 1` bytes
+/// (the one byte past `max` tells "more than `max`" from "exactly `max`"), so a bomb costs at
+/// most that much memory. Matches may not reach before the start of the output (the buffer
+/// does not wrap), which is corrupt data as in zlib.
 pub fn inflate(data: &[u8], max: usize) -> Result<Vec<u8>, Stop> {
-    let mut bits = Bits {
-        data,
-        pos: 0,
-        buf: 0,
-        count: 0,
-    };
-    let mut out = Out {
-        buf: Vec::with_capacity(data.len().saturating_mul(4).min(max)),
-        max,
-        overflow: false,
-    };
-    let ok = (|| -> Option<()> {
-        loop {
-            let last = bits.bits(1)?;
-            match bits.bits(2)? {
-                0 => {
-                    bits.align();
-                    let b = bits.data.get(bits.pos..bits.pos + 4)?;
-                    let len = usize::from(u16::from_le_bytes([b[0], b[1]]));
-                    bits.pos += 4;
-                    let stored = bits.data.get(bits.pos..bits.pos + len)?;
-                    out.room(len)?;
-                    out.buf.extend_from_slice(stored);
-                    bits.pos += len;
-                }
-                1 => {
-                    let mut l = [8u8; 288];
-                    l[144..256].fill(9);
-                    l[256..280].fill(7);
-                    codes(
-                        &mut bits,
-                        &mut out,
-                        &Huffman::new(&l)?,
-                        &Huffman::new(&[5u8; 30])?,
-                    )?;
-                }
-                2 => {
-                    let (lit, dist) = dynamic(&mut bits)?;
-                    codes(&mut bits, &mut out, &lit, &dist)?;
-                }
-                _ => return None,
+    let cap = max.saturating_add(1);
+    let mut out = vec![0u8; data.len().saturating_mul(4).max(MIN_BUFFER).min(cap)];
+    let mut state = Box::<DecompressorOxide>::default();
+    let (mut read, mut written) = (0, 0);
+    let done = loop {
+        let (status, r, w) = decompress(
+            &mut state,
+            &data[read..],
+            &mut out,
+            written,
+            TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
+        );
+        read += r;
+        written += w;
+        match status {
+            TINFLStatus::Done => break true,
+            TINFLStatus::HasMoreOutput if out.len() < cap => {
+                let grown = out.len().saturating_mul(2).max(MIN_BUFFER).min(cap);
+                out.resize(grown, 0);
             }
-            if last == 1 {
-                return Some(());
-            }
+            // Full at the cap, or corrupt or truncated data.
+            _ => break false,
         }
-    })();
-    match ok {
-        _ if out.overflow => Err(Stop::TooLarge),
-        Some(()) => Ok(out.buf),
-        None if !out.buf.is_empty() => Ok(out.buf),
-        None => Err(Stop::Corrupt),
+    };
+    out.truncate(written);
+    match () {
+        _ if written > max => Err(Stop::TooLarge),
+        _ if done || written > 0 => Ok(out),
+        _ => Err(Stop::Corrupt),
     }
 }
 
@@ -241,5 +68,122 @@ pub fn zlib(data: &[u8], max: usize) -> Result<Vec<u8>, Stop> {
             inflate(rest, max)
         }
         _ => inflate(data, max),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    const TEXT: &[u8] = b"Hello, Hello, Hello! BT /F1 12 Tf (Hello) Tj ET\n";
+
+    /// `TEXT` compressed by zlib 1.2.13 at level 0: one stored block.
+    const STORED: &str = "7801013000cfff48656c6c6f2c2048656c6c6f2c2048656c6c6f21204254202f46312031\
+                          32205466202848656c6c6f2920546a2045540a5d830d75";
+    /// `TEXT` compressed by zlib with `Z_FIXED`: one fixed-Huffman block.
+    const FIXED: &str = "7801f348cdc9c9d751f040a214159c4214f4dd0c150c8d1442d21434c0829a0a21590aae\
+                         215c005d830d75";
+    /// [`dynamic_text`] compressed by zlib at level 9: one dynamic-Huffman block.
+    const DYNAMIC: &str = "78da9dd2b71180300043d19e293402396d4330603036c9a4e939d800d5ba57e92ba905dc\
+                           1c5b27305b590d2817736834e6446fc76985d9c5f2cdaab82fd4a675d46b3cc2f884090813\
+                           1226224c4c988430296132e6532a849f253c54eadc8d";
+
+    fn dynamic_text() -> Vec<u8> {
+        (0..12)
+            .flat_map(|i| {
+                format!("line {i}: the quick brown fox jumps over the lazy dog\n").into_bytes()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stored_fixed_and_dynamic_blocks_from_zlib() {
+        for (hex, btype) in [(STORED, 0), (FIXED, 1)] {
+            let data = unhex(hex);
+            assert_eq!(
+                (data[2] >> 1) & 3,
+                btype,
+                "the vector has the block type it claims"
+            );
+            assert_eq!(zlib(&data, 1 << 20).unwrap(), TEXT);
+            // Raw DEFLATE (no header; the checksum is ignored either way).
+            assert_eq!(inflate(&data[2..data.len() - 4], 1 << 20).unwrap(), TEXT);
+        }
+        let data = unhex(DYNAMIC);
+        assert_eq!((data[2] >> 1) & 3, 2);
+        assert_eq!(zlib(&data, 1 << 20).unwrap(), dynamic_text());
+    }
+
+    #[test]
+    fn a_bad_checksum_is_ignored() {
+        let mut data = unhex(FIXED);
+        let n = data.len();
+        data[n - 1] ^= 0xff;
+        assert_eq!(zlib(&data, 1 << 20).unwrap(), TEXT);
+    }
+
+    #[test]
+    fn output_is_capped_at_max_and_exactly_max_fits() {
+        let data = unhex(DYNAMIC);
+        let len = dynamic_text().len();
+        assert_eq!(zlib(&data, len).unwrap().len(), len);
+        assert_eq!(zlib(&data, len - 1), Err(Stop::TooLarge));
+        assert_eq!(zlib(&data, 0), Err(Stop::TooLarge));
+        assert_eq!(zlib(&unhex(STORED), TEXT.len() - 1), Err(Stop::TooLarge));
+    }
+
+    #[test]
+    fn a_bomb_stops_at_the_cap_whatever_follows() {
+        // 16 MiB of zeros from about 16 KiB of DEFLATE; then cut short.
+        let mut data = miniz_oxide::deflate::compress_to_vec_zlib(&vec![0u8; 16 << 20], 9);
+        assert!(data.len() < 50_000);
+        assert_eq!(zlib(&data, 1 << 20), Err(Stop::TooLarge));
+        assert_eq!(zlib(&data, (16 << 20) - 1), Err(Stop::TooLarge));
+        assert_eq!(zlib(&data, 16 << 20).unwrap().len(), 16 << 20);
+        data.truncate(data.len() / 2);
+        assert_eq!(zlib(&data, 1 << 20), Err(Stop::TooLarge));
+    }
+
+    #[test]
+    fn truncated_data_gives_what_was_decoded() {
+        let data = unhex(STORED);
+        // Header, block header and 10 of the stored bytes.
+        let out = zlib(&data[..2 + 5 + 10], 1 << 20).unwrap();
+        assert!(TEXT.starts_with(&out) && !out.is_empty(), "{out:?}");
+        let data = unhex(DYNAMIC);
+        let out = zlib(&data[..data.len() / 2], 1 << 20).unwrap();
+        assert!(!out.is_empty() && out.len() < dynamic_text().len());
+        assert!(dynamic_text().starts_with(&out));
+    }
+
+    #[test]
+    fn corrupt_data_with_nothing_decoded_is_corrupt() {
+        assert_eq!(inflate(b"", 100), Err(Stop::Corrupt));
+        assert_eq!(zlib(&[0x78, 0x9c], 100), Err(Stop::Corrupt));
+        // Block type 3 is reserved.
+        assert_eq!(inflate(&[0b111], 100), Err(Stop::Corrupt));
+        // A fixed block whose first symbol is a match 1 byte back, before any output.
+        let mut bits = 0b011u32; // last block, fixed codes
+        bits |= 0b100_0000 << 3; // length code 257 (3 bytes): 0000001, sent last bit first
+        let data = [(bits & 0xff) as u8, (bits >> 8) as u8, 0, 0];
+        assert_eq!(inflate(&data, 100), Err(Stop::Corrupt));
+    }
+
+    #[test]
+    fn round_trips_every_level() {
+        let text: Vec<u8> = (0..20_000u32).map(|i| (i * i % 251) as u8).collect();
+        for level in 0..=10 {
+            let data = miniz_oxide::deflate::compress_to_vec(&text, level);
+            assert_eq!(inflate(&data, text.len()).unwrap(), text, "level {level}");
+            let data = miniz_oxide::deflate::compress_to_vec_zlib(&text, level);
+            assert_eq!(zlib(&data, text.len()).unwrap(), text, "level {level}");
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! A small, dependency-free PDF reader: the page tree, stream filters (Flate, ASCIIHex,
+//! A small PDF reader: the page tree, stream filters (Flate, ASCIIHex,
 //! ASCII85), fonts (ToUnicode CMaps, simple encodings with `/Differences`, glyph widths) and
 //! text extraction in two forms:
 //!

@@ -1,6 +1,7 @@
 //! What both Bash differential tests share (the native one in this crate and the one that runs
 //! the component in clawrun's sandbox, which includes this file by path): the corpus, the
-//! fixture tree, the host's `/bin/bash` invocation, snapshots and normalisation.
+//! fixture tree, the host's `/bin/bash` invocation, snapshots and normalisation, and comparing
+//! the two sides command by command.
 
 #![allow(dead_code)]
 
@@ -109,4 +110,68 @@ pub fn files_diff(host: &BTreeMap<String, String>, ours: &BTreeMap<String, Strin
         d.push_str(&format!("  extra in ours: {k}\n"));
     }
     d
+}
+
+/// What a command left, on either side: the text shown, the exit status and the files (relative
+/// path -> content, `<dir>` or `<link TARGET>`), all normalised.
+pub struct Outcome {
+    /// Stdout (native test) or the tool's text, stdout and stderr interleaved (sandbox test).
+    pub text: String,
+    /// The exit status.
+    pub status: i32,
+    /// The tree the command left.
+    pub files: BTreeMap<String, String>,
+}
+
+/// How `ours` differs from `host`, one line (or block) per difference; empty if they agree.
+pub fn differences(host: &Outcome, ours: &Outcome) -> Vec<String> {
+    let mut problems = Vec::new();
+    if ours.text != host.text {
+        problems.push(format!(
+            "output differs:\n--- bash\n{}\n--- ours\n{}",
+            host.text, ours.text
+        ));
+    }
+    if ours.status != host.status {
+        problems.push(format!("status: bash {} ours {}", host.status, ours.status));
+    }
+    if ours.files != host.files {
+        problems.push(format!(
+            "files differ:\n{}",
+            files_diff(&host.files, &ours.files)
+        ));
+    }
+    problems
+}
+
+/// Runs `compare` (the differences found) on each command of `cmds` that `DIFF_FILTER` (a
+/// substring) selects and `skip` does not, printing the failing ones (all with `DIFF_VERBOSE`).
+/// Returns how many were compared and the failing commands.
+pub fn compare_corpus(
+    cmds: &[String],
+    skip: impl Fn(&str) -> bool,
+    mut compare: impl FnMut(&str) -> Vec<String>,
+) -> (usize, Vec<String>) {
+    let filter = std::env::var("DIFF_FILTER").ok();
+    let verbose = std::env::var("DIFF_VERBOSE").is_ok();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for cmd in cmds {
+        if filter.as_ref().is_some_and(|f| !cmd.contains(f.as_str())) || skip(cmd) {
+            continue;
+        }
+        compared += 1;
+        let problems = compare(cmd);
+        if verbose || !problems.is_empty() {
+            eprintln!(
+                "{} {cmd}\n{}",
+                if problems.is_empty() { "ok  " } else { "FAIL" },
+                problems.join("\n")
+            );
+        }
+        if !problems.is_empty() {
+            failures.push(cmd.clone());
+        }
+    }
+    (compared, failures)
 }

@@ -1,5 +1,4 @@
-//! The `csv_cell` check and a small RFC 4180 reader (quoted fields, doubled quotes, embedded
-//! separators and newlines, CRLF or LF line ends, a leading BOM ignored).
+//! The `csv_cell` check and its CSV reading (RFC 4180, by the `csv` crate).
 
 use clawrun_task::check::RowSelector;
 
@@ -8,56 +7,20 @@ use super::snapshot::{DEFAULT_TOLERANCE, parse_loose_number, read_text};
 use crate::evidence::Evidence;
 use crate::text::{guest_path, quote};
 
-/// Parses CSV text into rows of fields. Blank lines are skipped.
+/// Parses CSV text into rows of fields with the `csv` crate: quoted fields, doubled quotes,
+/// embedded separators and newlines, CRLF, LF or CR line ends, rows of any length. A leading BOM
+/// is ignored and blank lines are skipped.
 pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut rows = Vec::new();
-    let mut row: Vec<String> = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    // Whether the current row has anything (a separator or a character).
-    let mut started = false;
-    while let Some(c) = chars.next() {
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    chars.next();
-                    field.push('"');
-                }
-                '"' => quoted = false,
-                _ => field.push(c),
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                quoted = true;
-                started = true;
-            }
-            ',' => {
-                row.push(std::mem::take(&mut field));
-                started = true;
-            }
-            '\r' if chars.peek() == Some(&'\n') => {}
-            '\n' | '\r' => {
-                if started {
-                    row.push(std::mem::take(&mut field));
-                    rows.push(std::mem::take(&mut row));
-                }
-                started = false;
-            }
-            _ => {
-                field.push(c);
-                started = true;
-            }
-        }
-    }
-    if started {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
+    // The input is UTF-8 and rows may differ in length, so reading cannot fail.
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes())
+        .into_records()
+        .map_while(Result::ok)
+        .map(|r| r.iter().map(str::to_owned).collect())
+        .collect()
 }
 
 /// The index of `column` in `header`: exact, else trimmed and case-insensitive.
@@ -147,5 +110,36 @@ pub fn csv_cell(
         Outcome::pass(true, format!("{head}: ok"))
     } else {
         Outcome::pass(false, format!("{head}: {}", problems.join("; ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_csv;
+
+    #[test]
+    fn a_quote_inside_an_unquoted_field_is_kept_as_python_csv_does() {
+        // Python: list(csv.reader(io.StringIO(s, newline=""))) (less its empty rows).
+        assert_eq!(parse_csv("a\"b\"c,d"), vec![vec!["a\"b\"c", "d"]]);
+        assert_eq!(parse_csv("\"ab\"cd,e"), vec![vec!["abcd", "e"]]);
+        assert_eq!(
+            parse_csv("a\"\r\n\r\nb\"\rc"),
+            vec![vec!["a\""], vec!["b\""], vec!["c"]]
+        );
+    }
+
+    #[test]
+    fn rows_may_differ_in_length_and_end_without_a_newline() {
+        assert_eq!(
+            parse_csv("a,b,c\n1\n,,\n\"x\ny\""),
+            vec![
+                vec!["a", "b", "c"],
+                vec!["1"],
+                vec!["", "", ""],
+                vec!["x\ny"]
+            ]
+        );
+        assert!(parse_csv("").is_empty());
+        assert!(parse_csv("\u{feff}\r\n\n").is_empty());
     }
 }
