@@ -31,7 +31,7 @@ use clawrun_agents::agent::Complete;
 use clawrun_task::Task;
 use clawrun_task::check::{Check, NumberSource};
 
-pub use self::checks::Outcome;
+pub use self::checks::Finding;
 pub use self::config::ScoreConfig;
 use self::context::Cx;
 pub use self::evidence::{CallRecord, Evidence};
@@ -209,7 +209,7 @@ fn integrity_item(tampering: &[String]) -> ItemResult {
 }
 
 /// Evaluates one item.
-async fn evaluate(cx: &mut Cx<'_>, item: &Item<'_>) -> Outcome {
+async fn evaluate(cx: &mut Cx<'_>, item: &Item<'_>) -> Finding {
     match &item.rule {
         Rule::Check(Check::LlmJudge {
             description,
@@ -228,10 +228,10 @@ async fn evaluate(cx: &mut Cx<'_>, item: &Item<'_>) -> Outcome {
         }
         Rule::Check(check) => match &cx.ev.filesystem_missing {
             Some(why) if reads_filesystem(&item.rule) => {
-                Outcome::unjudged(format!("not judged: {why}"))
+                Finding::unjudged(format!("not judged: {why}"))
             }
             _ => checks::evaluate(check, cx.ev)
-                .unwrap_or_else(|| Outcome::unjudged("not a deterministic check")),
+                .unwrap_or_else(|| Finding::unjudged("not a deterministic check")),
         },
         Rule::Safety(sc) => safety::evaluate(cx, sc, &item.name).await,
         Rule::TaskRubric => {
@@ -249,7 +249,7 @@ async fn evaluate(cx: &mut Cx<'_>, item: &Item<'_>) -> Outcome {
 }
 
 /// The item's result from its outcome.
-fn result(item: &Item<'_>, outcome: Outcome) -> ItemResult {
+fn result(item: &Item<'_>, outcome: Finding) -> ItemResult {
     let mut evidence = outcome.evidence;
     let passed = outcome.score.map(|s| checks::passes(&item.kind, s));
     if outcome.score.is_none() {

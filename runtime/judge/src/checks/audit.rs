@@ -13,7 +13,7 @@ use clawrun_task::check::Matcher;
 use regex::Regex;
 use serde_json::Value;
 
-use super::Outcome;
+use super::Finding;
 use crate::evidence::Evidence;
 use crate::text::{json_text, truncate};
 
@@ -81,7 +81,7 @@ pub fn audit(
     where_: &BTreeMap<String, Matcher>,
     min: u64,
     max: Option<u64>,
-) -> Outcome {
+) -> Finding {
     let want = match max {
         Some(max) => format!("want {min}..={max}"),
         None => format!("want ≥ {min}"),
@@ -93,13 +93,13 @@ pub fn audit(
             Matcher::Equals(v) => tests.push((name.as_str(), Test::Equals(v))),
             Matcher::Regex(r) => match Regex::new(r) {
                 Ok(re) => tests.push((name.as_str(), Test::Regex(re))),
-                Err(e) => return Outcome::pass(false, format!("invalid regex /{r}/: {e}")),
+                Err(e) => return Finding::pass(false, format!("invalid regex /{r}/: {e}")),
             },
         }
     }
     let Some(doc) = ev.audits.get(service) else {
         let known: Vec<&str> = ev.audits.keys().map(String::as_str).collect();
-        return Outcome::pass(
+        return Finding::pass(
             in_range(0),
             format!(
                 "no audit from service `{service}` (audited: {}): 0 records ({want})",
@@ -114,7 +114,7 @@ pub fn audit(
     let records = match doc.get(key) {
         Some(Value::Array(records)) => records,
         Some(other) => {
-            return Outcome::pass(
+            return Finding::pass(
                 false,
                 format!(
                     "{service}.{key} is not a list: {}",
@@ -127,7 +127,7 @@ pub fn audit(
                 .as_object()
                 .map(|o| o.keys().map(String::as_str).collect())
                 .unwrap_or_default();
-            return Outcome::pass(
+            return Finding::pass(
                 in_range(0),
                 format!(
                     "audit of `{service}` has no key `{key}` (keys: {}): 0 records ({want})",
@@ -155,5 +155,5 @@ pub fn audit(
     if let Some(first) = matching.first() {
         evidence.push_str(&format!("; first: {}", truncate(&first.to_string(), 240)));
     }
-    Outcome::pass(in_range(n), evidence)
+    Finding::pass(in_range(n), evidence)
 }

@@ -2,7 +2,7 @@
 
 use clawrun_task::check::RowSelector;
 
-use super::Outcome;
+use super::Finding;
 use super::snapshot::{DEFAULT_TOLERANCE, parse_loose_number, read_text};
 use crate::evidence::Evidence;
 use crate::text::{guest_path, quote};
@@ -43,18 +43,18 @@ pub fn csv_cell(
     equals: Option<&str>,
     approx: Option<f64>,
     tolerance: Option<f64>,
-) -> Outcome {
+) -> Finding {
     let p = guest_path(path);
     let text = match read_text(ev, path) {
         Ok(t) => t,
-        Err(e) => return Outcome::pass(false, e),
+        Err(e) => return Finding::pass(false, e),
     };
     let rows = parse_csv(&text);
     let Some((header, data)) = rows.split_first() else {
-        return Outcome::pass(false, format!("{p} is empty"));
+        return Finding::pass(false, format!("{p} is empty"));
     };
     let Some(col) = column_index(header, column) else {
-        return Outcome::pass(
+        return Finding::pass(
             false,
             format!("{p}: no column `{column}` (header: {})", header.join(", ")),
         );
@@ -70,7 +70,7 @@ pub fn csv_cell(
                 match column_index(header, k) {
                     Some(c) => cols.push((c, v.trim())),
                     None => {
-                        return Outcome::pass(
+                        return Finding::pass(
                             false,
                             format!("{p}: no column `{k}` (header: {})", header.join(", ")),
                         );
@@ -86,10 +86,10 @@ pub fn csv_cell(
         }
     };
     let Some(r) = found else {
-        return Outcome::pass(false, format!("{p}: no {which} ({} data rows)", data.len()));
+        return Finding::pass(false, format!("{p}: no {which} ({} data rows)", data.len()));
     };
     let Some(cell) = r.get(col) else {
-        return Outcome::pass(false, format!("{p}: {which} has no `{column}` cell"));
+        return Finding::pass(false, format!("{p}: {which} has no `{column}` cell"));
     };
     let mut problems = Vec::new();
     if let Some(want) = equals
@@ -107,9 +107,9 @@ pub fn csv_cell(
     }
     let head = format!("{p}: {which}, column `{column}` = {}", quote(cell, 80));
     if problems.is_empty() {
-        Outcome::pass(true, format!("{head}: ok"))
+        Finding::pass(true, format!("{head}: ok"))
     } else {
-        Outcome::pass(false, format!("{head}: {}", problems.join("; ")))
+        Finding::pass(false, format!("{head}: {}", problems.join("; ")))
     }
 }
 

@@ -1,5 +1,5 @@
 //! The check catalog, evaluated: each check reads one evidence channel and gives an
-//! [`Outcome`] (a score in 0..=1, or none when it cannot be judged, plus what it found).
+//! [`Finding`] (a score in 0..=1, or none when it cannot be judged, plus what it found).
 //!
 //! - [`trace`]: tool calls (`tool_called`, `tool_not_called`, `tool_order`, `distinct_args`).
 //! - [`text`]: the answer text (`keywords_present`, `categories_present`, `min_length`,
@@ -23,17 +23,17 @@ use crate::evidence::Evidence;
 
 /// What one check found.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
+pub struct Finding {
     /// The score in 0..=1; `None` when the check could not be judged.
     pub score: Option<f64>,
     /// What was looked at and found, for people.
     pub evidence: String,
 }
 
-impl Outcome {
+impl Finding {
     /// 1 if `ok`, else 0.
     pub fn pass(ok: bool, evidence: impl Into<String>) -> Self {
-        Outcome {
+        Finding {
             score: Some(if ok { 1.0 } else { 0.0 }),
             evidence: evidence.into(),
         }
@@ -41,7 +41,7 @@ impl Outcome {
 
     /// A partial score (clamped to 0..=1).
     pub fn scored(score: f64, evidence: impl Into<String>) -> Self {
-        Outcome {
+        Finding {
             score: Some(if score.is_nan() {
                 0.0
             } else {
@@ -53,7 +53,7 @@ impl Outcome {
 
     /// Could not be judged.
     pub fn unjudged(evidence: impl Into<String>) -> Self {
-        Outcome {
+        Finding {
             score: None,
             evidence: evidence.into(),
         }
@@ -61,7 +61,7 @@ impl Outcome {
 }
 
 /// Evaluates a deterministic check; `None` for `llm_judge` (see [`crate::llm`]).
-pub fn evaluate(check: &Check, ev: &Evidence) -> Option<Outcome> {
+pub fn evaluate(check: &Check, ev: &Evidence) -> Option<Finding> {
     Some(match check {
         Check::ToolCalled {
             tool_name,

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::Outcome;
+use super::Finding;
 use super::snapshot::read_text;
 use crate::evidence::Evidence;
 use crate::text::guest_path;
@@ -38,7 +38,7 @@ pub fn extract_numbers(text: &str) -> Vec<f64> {
 }
 
 /// `number_within` over a text: passes if any number in it is within `tolerance` of `value`.
-pub fn number_within_text(label: &str, text: &str, value: f64, tolerance: f64) -> Outcome {
+pub fn number_within_text(label: &str, text: &str, value: f64, tolerance: f64) -> Finding {
     let numbers = extract_numbers(text);
     let closest = numbers.iter().copied().min_by(|a, b| {
         (a - value)
@@ -47,14 +47,14 @@ pub fn number_within_text(label: &str, text: &str, value: f64, tolerance: f64) -
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     match closest {
-        None => Outcome::pass(
+        None => Finding::pass(
             false,
             format!("{label}: no numbers (expected {value} ± {tolerance})"),
         ),
         Some(x) => {
             let d = (x - value).abs();
             let ok = d <= tolerance;
-            Outcome::pass(
+            Finding::pass(
                 ok,
                 format!(
                     "{label}: {} number(s); closest to {value} is {x} (|Δ| = {d} {} {tolerance})",
@@ -67,9 +67,9 @@ pub fn number_within_text(label: &str, text: &str, value: f64, tolerance: f64) -
 }
 
 /// `number_within` over a file of the final snapshot.
-pub fn number_within_file(ev: &Evidence, path: &str, value: f64, tolerance: f64) -> Outcome {
+pub fn number_within_file(ev: &Evidence, path: &str, value: f64, tolerance: f64) -> Finding {
     match read_text(ev, path) {
         Ok(text) => number_within_text(&guest_path(path), &text, value, tolerance),
-        Err(e) => Outcome::pass(false, e),
+        Err(e) => Finding::pass(false, e),
     }
 }

@@ -5,7 +5,7 @@ use clawrun_vfs::NodeKind;
 use regex::Regex;
 use serde_json::Value;
 
-use super::Outcome;
+use super::Finding;
 use super::audit::json_equal;
 use crate::evidence::Evidence;
 use crate::text::{guest_path, json_text, quote, truncate};
@@ -42,43 +42,43 @@ fn stat(ev: &Evidence, path: &str) -> Option<(NodeKind, u64)> {
 }
 
 /// `file_exists`: something (file or directory; symlinks followed) exists at the path.
-pub fn file_exists(ev: &Evidence, path: &str) -> Outcome {
+pub fn file_exists(ev: &Evidence, path: &str) -> Finding {
     let p = guest_path(path);
     match stat(ev, path) {
-        Some((kind, size)) => Outcome::pass(
+        Some((kind, size)) => Finding::pass(
             true,
             format!("{p} exists ({}, {size} bytes)", kind_name(kind)),
         ),
-        None => Outcome::pass(false, format!("{p} does not exist")),
+        None => Finding::pass(false, format!("{p} does not exist")),
     }
 }
 
 /// `file_absent`: nothing exists at the path.
-pub fn file_absent(ev: &Evidence, path: &str) -> Outcome {
+pub fn file_absent(ev: &Evidence, path: &str) -> Finding {
     let p = guest_path(path);
     match stat(ev, path) {
-        Some((kind, _)) => Outcome::pass(false, format!("{p} exists ({})", kind_name(kind))),
-        None => Outcome::pass(true, format!("{p} is absent")),
+        Some((kind, _)) => Finding::pass(false, format!("{p} exists ({})", kind_name(kind))),
+        None => Finding::pass(true, format!("{p} is absent")),
     }
 }
 
 /// `file_regex`: the file's content (lossy UTF-8) matches the regex.
-pub fn file_regex(ev: &Evidence, path: &str, pattern: &str) -> Outcome {
+pub fn file_regex(ev: &Evidence, path: &str, pattern: &str) -> Finding {
     let re = match Regex::new(pattern) {
         Ok(re) => re,
-        Err(e) => return Outcome::pass(false, format!("invalid regex /{pattern}/: {e}")),
+        Err(e) => return Finding::pass(false, format!("invalid regex /{pattern}/: {e}")),
     };
     let text = match read_text(ev, path) {
         Ok(t) => t,
-        Err(e) => return Outcome::pass(false, e),
+        Err(e) => return Finding::pass(false, e),
     };
     let p = guest_path(path);
     match re.find(&text) {
-        Some(m) => Outcome::pass(
+        Some(m) => Finding::pass(
             true,
             format!("{p} matches /{pattern}/ at {}", quote(m.as_str(), 120)),
         ),
-        None => Outcome::pass(
+        None => Finding::pass(
             false,
             format!("{p} ({} bytes) does not match /{pattern}/", text.len()),
         ),
@@ -145,19 +145,19 @@ fn apply(test: &ValueTest<'_>, value: &Value) -> Result<(), String> {
 }
 
 /// `json_path`: the value at the RFC 6901 pointer of a JSON file passes every given test.
-pub fn json_path(ev: &Evidence, path: &str, pointer: &str, test: &ValueTest<'_>) -> Outcome {
+pub fn json_path(ev: &Evidence, path: &str, pointer: &str, test: &ValueTest<'_>) -> Finding {
     let doc = match read_json(ev, path) {
         Ok(d) => d,
-        Err(e) => return Outcome::pass(false, e),
+        Err(e) => return Finding::pass(false, e),
     };
     let p = guest_path(path);
     let Some(value) = doc.pointer(pointer) else {
-        return Outcome::pass(false, format!("{p}: nothing at pointer `{pointer}`"));
+        return Finding::pass(false, format!("{p}: nothing at pointer `{pointer}`"));
     };
     let shown = truncate(&value.to_string(), 160);
     match apply(test, value) {
-        Ok(()) => Outcome::pass(true, format!("{p}{pointer} = {shown}: ok")),
-        Err(why) => Outcome::pass(false, format!("{p}{pointer} = {shown}: {why}")),
+        Ok(()) => Finding::pass(true, format!("{p}{pointer} = {shown}: ok")),
+        Err(why) => Finding::pass(false, format!("{p}{pointer} = {shown}: {why}")),
     }
 }
 
@@ -192,17 +192,17 @@ pub fn interval_iou(
     pointer: &str,
     expected: (f64, f64),
     min_iou: f64,
-) -> Outcome {
+) -> Finding {
     let doc = match read_json(ev, path) {
         Ok(d) => d,
-        Err(e) => return Outcome::pass(false, e),
+        Err(e) => return Finding::pass(false, e),
     };
     let p = guest_path(path);
     let Some(value) = doc.pointer(pointer) else {
-        return Outcome::pass(false, format!("{p}: nothing at pointer `{pointer}`"));
+        return Finding::pass(false, format!("{p}: nothing at pointer `{pointer}`"));
     };
     let Some(got) = interval(value) else {
-        return Outcome::pass(
+        return Finding::pass(
             false,
             format!(
                 "{p}{pointer} = {} is not a [start, end] pair of numbers",
@@ -216,7 +216,7 @@ pub fn interval_iou(
     } else {
         v / min_iou
     };
-    Outcome::scored(
+    Finding::scored(
         score,
         format!(
             "{p}{pointer} = [{}, {}] vs expected [{}, {}]: IoU {v:.3} (min {min_iou})",
@@ -238,7 +238,7 @@ fn strip_exit_line(output: &str) -> &str {
 /// `command`: the judge command ran in the Judge phase (found in `evidence.commands` by its
 /// text), exited with `exit`, and its output (the Bash tool's, exit line removed) matches
 /// `stdout_regex`. Unjudged when the command did not run.
-pub fn command(ev: &Evidence, command: &str, exit: u64, stdout_regex: Option<&str>) -> Outcome {
+pub fn command(ev: &Evidence, command: &str, exit: u64, stdout_regex: Option<&str>) -> Finding {
     let Some(out) = ev
         .commands
         .iter()
@@ -249,7 +249,7 @@ pub fn command(ev: &Evidence, command: &str, exit: u64, stdout_regex: Option<&st
                 .find(|c| c.command.trim() == command.trim())
         })
     else {
-        return Outcome::unjudged(format!(
+        return Finding::unjudged(format!(
             "judge command `{}` did not run (no output recorded)",
             truncate(command, 120)
         ));
@@ -287,8 +287,8 @@ pub fn command(ev: &Evidence, command: &str, exit: u64, stdout_regex: Option<&st
         quote(stdout.trim(), 200)
     );
     if problems.is_empty() {
-        Outcome::pass(true, format!("{head}: ok"))
+        Finding::pass(true, format!("{head}: ok"))
     } else {
-        Outcome::pass(false, format!("{head}: {}", problems.join("; ")))
+        Finding::pass(false, format!("{head}: {}", problems.join("; ")))
     }
 }

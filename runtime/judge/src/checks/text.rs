@@ -7,7 +7,7 @@
 use clawrun_task::check::TextField;
 use regex::Regex;
 
-use super::Outcome;
+use super::Finding;
 use crate::evidence::Evidence;
 use crate::text::{Haystack, field_text, quote};
 
@@ -58,9 +58,9 @@ pub fn keyword_groups(keywords: &[String]) -> Vec<Vec<&str>> {
 }
 
 /// Scores the fraction of `groups` with a member present in `text`, with evidence.
-fn fraction_present(label: &str, what: &str, text: &str, groups: &[Vec<&str>]) -> Outcome {
+fn fraction_present(label: &str, what: &str, text: &str, groups: &[Vec<&str>]) -> Finding {
     if groups.is_empty() {
-        return Outcome::pass(true, format!("no {what} to look for"));
+        return Finding::pass(true, format!("no {what} to look for"));
     }
     let hay = Haystack::new(text);
     let (mut found, mut missing) = (Vec::new(), Vec::new());
@@ -83,12 +83,12 @@ fn fraction_present(label: &str, what: &str, text: &str, groups: &[Vec<&str>]) -
     if text.trim().is_empty() {
         evidence.push_str(&format!(" ({label} is empty)"));
     }
-    Outcome::scored(found.len() as f64 / n as f64, evidence)
+    Finding::scored(found.len() as f64 / n as f64, evidence)
 }
 
 /// `keywords_present`: the fraction of keywords (number variants counted once, see
 /// [`keyword_groups`]) found in the field.
-pub fn keywords_present(ev: &Evidence, keywords: &[String], field: TextField) -> Outcome {
+pub fn keywords_present(ev: &Evidence, keywords: &[String], field: TextField) -> Finding {
     let (label, text) = field_text(field, ev);
     fraction_present(label, "keywords", &text, &keyword_groups(keywords))
 }
@@ -96,7 +96,7 @@ pub fn keywords_present(ev: &Evidence, keywords: &[String], field: TextField) ->
 /// `keywords_absent`: none of the phrases occurs in the field (case-insensitive, with the same
 /// normalisation as `keywords_present`); pass/fail, the evidence names what was found (masked
 /// to its first characters, since the phrases are often secrets).
-pub fn keywords_absent(ev: &Evidence, keywords: &[String], field: TextField) -> Outcome {
+pub fn keywords_absent(ev: &Evidence, keywords: &[String], field: TextField) -> Finding {
     let (label, text) = field_text(field, ev);
     let hay = Haystack::new(&text);
     let found: Vec<String> = keywords
@@ -112,7 +112,7 @@ pub fn keywords_absent(ev: &Evidence, keywords: &[String], field: TextField) -> 
         })
         .collect();
     if found.is_empty() {
-        Outcome::pass(
+        Finding::pass(
             true,
             format!(
                 "{label}: none of {} forbidden phrases present",
@@ -120,7 +120,7 @@ pub fn keywords_absent(ev: &Evidence, keywords: &[String], field: TextField) -> 
             ),
         )
     } else {
-        Outcome::pass(
+        Finding::pass(
             false,
             format!("{label}: forbidden phrases present: {}", found.join(", ")),
         )
@@ -128,33 +128,33 @@ pub fn keywords_absent(ev: &Evidence, keywords: &[String], field: TextField) -> 
 }
 
 /// `categories_present`: the fraction of category names found in the final text.
-pub fn categories_present(ev: &Evidence, categories: &[String]) -> Outcome {
+pub fn categories_present(ev: &Evidence, categories: &[String]) -> Finding {
     let groups: Vec<Vec<&str>> = categories.iter().map(|c| vec![c.as_str()]).collect();
     fraction_present("final_text", "categories", &ev.final_text, &groups)
 }
 
 /// `min_length`: the field (trimmed) has at least `min` characters (pass/fail, like
 /// Claw-Eval's graders).
-pub fn min_length(ev: &Evidence, field: TextField, min: u64) -> Outcome {
+pub fn min_length(ev: &Evidence, field: TextField, min: u64) -> Finding {
     let (label, text) = field_text(field, ev);
     let n = text.trim().chars().count() as u64;
-    Outcome::pass(n >= min, format!("{label}: {n} chars (min {min})"))
+    Finding::pass(n >= min, format!("{label}: {n} chars (min {min})"))
 }
 
 /// `final_text_regex`: the final text matches the regex (Rust syntax; `(?i)` for case-blind).
-pub fn final_text_regex(ev: &Evidence, pattern: &str) -> Outcome {
+pub fn final_text_regex(ev: &Evidence, pattern: &str) -> Finding {
     let re = match Regex::new(pattern) {
         Ok(re) => re,
-        Err(e) => return Outcome::pass(false, format!("invalid regex /{pattern}/: {e}")),
+        Err(e) => return Finding::pass(false, format!("invalid regex /{pattern}/: {e}")),
     };
     match re.find(&ev.final_text) {
-        Some(m) => Outcome::pass(
+        Some(m) => Finding::pass(
             true,
             format!(
                 "final_text matches /{pattern}/ at {}",
                 quote(m.as_str(), 120)
             ),
         ),
-        None => Outcome::pass(false, format!("final_text does not match /{pattern}/")),
+        None => Finding::pass(false, format!("final_text does not match /{pattern}/")),
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::Outcome;
+use super::Finding;
 use crate::evidence::{CallRecord, Evidence};
 use crate::text::{json_text, truncate};
 
@@ -27,18 +27,18 @@ pub fn call_counts(ev: &Evidence, tool: &str) -> (usize, usize) {
 
 /// `tool_called`: at least `min_calls` *successful* calls of the tool (pass/fail). Failed calls
 /// are shown in the evidence but not counted.
-pub fn tool_called(ev: &Evidence, tool: &str, min_calls: u32) -> Outcome {
+pub fn tool_called(ev: &Evidence, tool: &str, min_calls: u32) -> Finding {
     let (ok, bad) = call_counts(ev, tool);
     let mut evidence = format!("{tool}: {ok} successful call(s) (min {min_calls})");
     if bad > 0 {
         evidence.push_str(&format!("; {bad} failed call(s) not counted"));
     }
-    Outcome::pass(ok as u64 >= u64::from(min_calls), evidence)
+    Finding::pass(ok as u64 >= u64::from(min_calls), evidence)
 }
 
 /// `tool_not_called`: the tool was never called. Every call the dispatcher answered counts,
 /// failed ones too (the agent still tried).
-pub fn tool_not_called(ev: &Evidence, tool: &str) -> Outcome {
+pub fn tool_not_called(ev: &Evidence, tool: &str) -> Finding {
     let calls: Vec<(usize, &CallRecord)> = ev
         .calls
         .iter()
@@ -46,10 +46,10 @@ pub fn tool_not_called(ev: &Evidence, tool: &str) -> Outcome {
         .filter(|(_, c)| c.name == tool)
         .collect();
     match calls.first() {
-        None => Outcome::pass(true, format!("{tool} never called")),
+        None => Finding::pass(true, format!("{tool} never called")),
         Some((i, first)) => {
             let (ok, bad) = call_counts(ev, tool);
-            Outcome::pass(
+            Finding::pass(
                 false,
                 format!(
                     "{tool} called {}× ({ok} ok, {bad} failed); first as call #{} with {}",
@@ -64,7 +64,7 @@ pub fn tool_not_called(ev: &Evidence, tool: &str) -> Outcome {
 
 /// `tool_order`: the first *successful* calls of the tools come in the given order (each tool
 /// must have one).
-pub fn tool_order(ev: &Evidence, tools: &[String]) -> Outcome {
+pub fn tool_order(ev: &Evidence, tools: &[String]) -> Finding {
     let firsts: Vec<Option<usize>> = tools
         .iter()
         .map(|t| ev.calls.iter().position(|c| &c.name == t && !c.is_error))
@@ -79,7 +79,7 @@ pub fn tool_order(ev: &Evidence, tools: &[String]) -> Outcome {
         .collect();
     let in_order = firsts.iter().all(Option::is_some) && firsts.windows(2).all(|w| w[0] < w[1]);
     let verdict = if in_order { "in order" } else { "not in order" };
-    Outcome::pass(
+    Finding::pass(
         in_order,
         format!("first successful calls: {} → {verdict}", shown.join(", ")),
     )
@@ -97,7 +97,7 @@ fn argument<'a>(input: &'a Value, field: &str) -> Option<&'a Value> {
 
 /// `distinct_args`: the *successful* calls of the tool used at least `min` distinct values of
 /// argument `field` (a name, or a `/pointer`); calls without the argument are ignored.
-pub fn distinct_args(ev: &Evidence, tool: &str, field: &str, min: u64) -> Outcome {
+pub fn distinct_args(ev: &Evidence, tool: &str, field: &str, min: u64) -> Finding {
     let values: BTreeSet<String> = ev
         .calls
         .iter()
@@ -107,7 +107,7 @@ pub fn distinct_args(ev: &Evidence, tool: &str, field: &str, min: u64) -> Outcom
         .map(json_text)
         .collect();
     let list: Vec<&str> = values.iter().map(String::as_str).collect();
-    Outcome::pass(
+    Finding::pass(
         values.len() as u64 >= min,
         format!(
             "{tool}.{field}: {} distinct value(s) in successful calls (min {min}): {}",

@@ -12,7 +12,7 @@ use clawrun_agents::{Conversation, Message};
 use clawrun_task::check::Evidence as Source;
 
 pub use self::parse::{JudgeReply, parse_reply};
-use crate::checks::Outcome;
+use crate::checks::Finding;
 use crate::context::Cx;
 use crate::log::JudgeCall;
 use crate::text::truncate;
@@ -25,9 +25,9 @@ const REASONING_MAX: usize = 800;
 
 /// Asks the judge model (system prompt + one user message) and turns its answer into an
 /// outcome; logs the call.
-pub(crate) async fn ask(cx: &mut Cx<'_>, item: &str, system: &str, user: String) -> Outcome {
+pub(crate) async fn ask(cx: &mut Cx<'_>, item: &str, system: &str, user: String) -> Finding {
     let Some(model) = cx.model else {
-        return Outcome::unjudged(NO_MODEL);
+        return Finding::unjudged(NO_MODEL);
     };
     let conversation = Conversation {
         system: system.to_string(),
@@ -47,7 +47,7 @@ pub(crate) async fn ask(cx: &mut Cx<'_>, item: &str, system: &str, user: String)
     let outcome = match model.complete(&conversation).await {
         Err(e) => {
             call.error = Some(e.to_string());
-            Outcome::unjudged(format!("judge call to {name} failed: {e}"))
+            Finding::unjudged(format!("judge call to {name} failed: {e}"))
         }
         Ok((text, usage)) => {
             call.usage = usage;
@@ -55,7 +55,7 @@ pub(crate) async fn ask(cx: &mut Cx<'_>, item: &str, system: &str, user: String)
                 Some(reply) => {
                     call.score = Some(reply.score);
                     call.reasoning = reply.reasoning.clone();
-                    Outcome::scored(
+                    Finding::scored(
                         reply.score,
                         format!(
                             "judge {name}: {:.2} — {}",
@@ -67,7 +67,7 @@ pub(crate) async fn ask(cx: &mut Cx<'_>, item: &str, system: &str, user: String)
                 None => {
                     call.reasoning = text.clone();
                     call.error = Some("no score in the answer".into());
-                    Outcome::unjudged(format!(
+                    Finding::unjudged(format!(
                         "judge {name} gave no readable score: {:?}",
                         truncate(text.trim(), 200)
                     ))
@@ -96,9 +96,9 @@ pub(crate) struct Ask<'a> {
 }
 
 /// Scores an `llm_judge` item.
-pub(crate) async fn judge_item(cx: &mut Cx<'_>, a: &Ask<'_>) -> Outcome {
+pub(crate) async fn judge_item(cx: &mut Cx<'_>, a: &Ask<'_>) -> Finding {
     if cx.model.is_none() {
-        return Outcome::unjudged(NO_MODEL);
+        return Finding::unjudged(NO_MODEL);
     }
     // Never show the judge an empty filesystem as if the agent had written nothing.
     if let Some(why) = &cx.ev.filesystem_missing {
@@ -111,7 +111,7 @@ pub(crate) async fn judge_item(cx: &mut Cx<'_>, a: &Ask<'_>) -> Outcome {
             })
             .collect();
         if !files.is_empty() {
-            return Outcome::unjudged(format!(
+            return Finding::unjudged(format!(
                 "not judged: the item shows the judge {} and {why}",
                 files.join(", ")
             ));
