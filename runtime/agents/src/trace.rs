@@ -267,16 +267,42 @@ impl<W: Write> TraceWriter<W> {
     }
 }
 
+/// Why a trace could not be read: the line (from 1) and the cause.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceReadError {
+    /// The line could not be read.
+    #[error("line {line}: {source}")]
+    Io {
+        /// The line, from 1.
+        line: usize,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The line is not a trace event.
+    #[error("line {line}: {source}")]
+    Parse {
+        /// The line, from 1.
+        line: usize,
+        /// The parser's complaint.
+        source: serde_json::Error,
+    },
+}
+
 /// Reads a JSONL trace; errors name the line.
-pub fn read_trace(input: impl BufRead) -> Result<Vec<Event>, String> {
+pub fn read_trace(input: impl BufRead) -> Result<Vec<Event>, TraceReadError> {
     let mut events = Vec::new();
     for (i, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| format!("line {}: {e}", i + 1))?;
+        let line = line.map_err(|source| TraceReadError::Io {
+            line: i + 1,
+            source,
+        })?;
         if line.trim().is_empty() {
             continue;
         }
-        let event: Event =
-            serde_json::from_str(&line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let event: Event = serde_json::from_str(&line).map_err(|source| TraceReadError::Parse {
+            line: i + 1,
+            source,
+        })?;
         events.push(event);
     }
     Ok(events)

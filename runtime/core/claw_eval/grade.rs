@@ -223,7 +223,7 @@ impl ClawEvalGrader {
             }
             // The interpreter died (out of fuel, a trap): this grading failed, the next one
             // gets a fresh server.
-            Err(why) => (Outcome::Died(why), Value::Null),
+            Err(why) => (Outcome::Died(why.to_string()), Value::Null),
         };
         // What the grader printed is kept beside its result, not in it. (Fuel is not recorded:
         // a warm interpreter's cost depends on what it graded before.)

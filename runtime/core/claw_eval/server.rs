@@ -53,17 +53,42 @@ pub struct Done {
     pub result: Option<Vec<u8>>,
 }
 
+/// Why a job got no result: the server died (it must not be used again).
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The server was closed.
+    #[error("the grading server is closed")]
+    Closed,
+    /// The interpreter's thread is gone.
+    #[error("the grading interpreter is gone")]
+    Gone,
+    /// The job's files could not be written into the interpreter's filesystem.
+    #[error("placing the job's files: {0:#}")]
+    Placing(anyhow::Error),
+    /// The interpreter could not start (the message from the Python launcher).
+    #[error("{0}")]
+    Unavailable(String),
+    /// The interpreter ended: its status and the last lines of its stderr.
+    #[error("the grading interpreter ended ({status}){stderr_tail}")]
+    Ended {
+        /// How it ended (a trap, out of fuel, an exit status).
+        status: String,
+        /// Its last 20 stderr lines, each after a newline.
+        stderr_tail: String,
+    },
+}
+
 /// A running server.
 pub struct Server {
     jobs: Option<Sender<Job>>,
-    done: Receiver<Result<Done, String>>,
+    done: Receiver<Result<Done, ServerError>>,
     written: BTreeSet<String>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 struct ServerDoor {
     jobs: Mutex<Receiver<Job>>,
-    done: Sender<Result<Done, String>>,
+    done: Sender<Result<Done, ServerError>>,
     /// The running job: its judge and its result file.
     current: Mutex<Option<(Arc<JudgeDoor>, String)>>,
     clock: VirtualClock,
@@ -86,9 +111,7 @@ impl Door for ServerDoor {
             return Answer::code(NO_HOST);
         };
         if let Err(e) = place(fs, &job) {
-            let _ = self
-                .done
-                .send(Err(format!("placing the job's files: {e:#}")));
+            let _ = self.done.send(Err(ServerError::Placing(e)));
             return Answer::code(NO_HOST);
         }
         self.clock.restart_wall();
@@ -148,19 +171,18 @@ impl Server {
                     Ok(run) => {
                         let stderr = String::from_utf8_lossy(&run.stderr);
                         let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
-                        format!(
-                            "the grading interpreter ended ({}){}",
-                            run.status.message().unwrap_or_else(|| format!(
-                                "exit status {}",
-                                run.status.exit_code()
-                            )),
-                            tail.into_iter()
+                        ServerError::Ended {
+                            status: run.status.message().unwrap_or_else(|| {
+                                format!("exit status {}", run.status.exit_code())
+                            }),
+                            stderr_tail: tail
+                                .into_iter()
                                 .rev()
                                 .map(|l| format!("\n{l}"))
-                                .collect::<String>()
-                        )
+                                .collect::<String>(),
+                        }
                     }
-                    Err(e) => e,
+                    Err(e) => ServerError::Unavailable(e),
                 };
                 let _ = done_tx.send(Err(why));
             })
@@ -174,17 +196,14 @@ impl Server {
     }
 
     /// Runs `job`; `Err` when the server died (it must not be used again).
-    pub fn run(&mut self, mut job: Job) -> Result<Done, String> {
+    pub fn run(&mut self, mut job: Job) -> Result<Done, ServerError> {
         if !self.written.insert(job.task_dir.clone()) {
             let dir = format!("{}/", job.task_dir);
             job.files.retain(|(p, _)| !p.starts_with(&dir));
         }
-        let jobs = self.jobs.as_ref().ok_or("the grading server is closed")?;
-        jobs.send(job)
-            .map_err(|_| "the grading interpreter is gone".to_string())?;
-        self.done
-            .recv()
-            .map_err(|_| "the grading interpreter is gone".to_string())?
+        let jobs = self.jobs.as_ref().ok_or(ServerError::Closed)?;
+        jobs.send(job).map_err(|_| ServerError::Gone)?;
+        self.done.recv().map_err(|_| ServerError::Gone)?
     }
 }
 

@@ -121,8 +121,7 @@ pub fn timings(runs: &[PathBuf]) -> Result<Timings> {
         for path in files_named(run, "timings")? {
             let file = std::fs::File::open(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            out.read(file, &path.display().to_string())
-                .map_err(|e| anyhow!("{e}"))?;
+            out.read(file, &path.display().to_string())?;
         }
     }
     Ok(out)
@@ -179,7 +178,7 @@ pub fn latest_records(
                 loop {
                     match reader.next()? {
                         Ok(_) if !keep.contains(&reader.line()) => continue,
-                        other => return Some(other.map_err(|e| anyhow!("{e}"))),
+                        other => return Some(other.map_err(anyhow::Error::new)),
                     }
                 }
             })),
@@ -269,9 +268,7 @@ fn prices(formats: &ReportFormats) -> Result<Option<Prices>> {
     };
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(Some(
-        Prices::parse(&text, &path.display().to_string()).map_err(|e| anyhow!("{e}"))?,
-    ))
+    Ok(Some(Prices::parse(&text, &path.display().to_string())?))
 }
 
 /// The text width to fit: `--width` (0 = none), else the terminal's when stdout is one.
@@ -324,7 +321,7 @@ pub(super) fn views(
                 run.display()
             ));
         }
-        let mut view = TrialView::load(run, s.record.clone()).map_err(|e| anyhow!("{e}"))?;
+        let mut view = TrialView::load(run, s.record.clone())?;
         let changes = run
             .join(s.record.task_id.as_str())
             .join(s.record.trial.to_string())
@@ -370,7 +367,7 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
     if let Some(e) = failed {
         return Err(e);
     }
-    let mut summary = summary.map_err(|e| anyhow!("{e}"))?;
+    let mut summary = summary?;
     summary.runs = arms.into_iter().flat_map(|a| a.headers).collect();
     if let Some(md) = &formats.markdown {
         std::fs::write(md, clawrun_report::render_markdown(&summary))
@@ -424,7 +421,7 @@ fn write_comparison(
         });
         loaded.push((sourced, timings));
     }
-    let comparison = Comparison::build(inputs, (k > 0).then_some(k)).map_err(|e| anyhow!("{e}"))?;
+    let comparison = Comparison::build(inputs, (k > 0).then_some(k))?;
     if let Some(md) = &formats.markdown {
         std::fs::write(md, clawrun_report::render_comparison_markdown(&comparison))
             .with_context(|| format!("writing {}", md.display()))?;

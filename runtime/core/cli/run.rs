@@ -136,7 +136,7 @@ pub enum ReportFiles {
 pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
     let shard = match args.shard {
         Some(s) => Some(s),
-        None => Shard::from_env(args.shards).map_err(UsageError)?,
+        None => Shard::from_env(args.shards).map_err(|e| UsageError(e.to_string()))?,
     };
     if !(0.0..=1.0).contains(&args.pass_threshold) {
         return Err(UsageError(format!(

@@ -47,10 +47,10 @@ impl WebArgs {
     }
 }
 
-fn parse_mode(s: &str) -> Result<WebMode, String> {
+fn parse_mode(s: &str) -> Result<WebMode, crate::web::UnknownWebMode> {
     s.parse()
 }
 
-fn parse_allow(s: &str) -> Result<AllowedHost, String> {
+fn parse_allow(s: &str) -> Result<AllowedHost, crate::web::BadAllow> {
     s.parse()
 }

@@ -29,10 +29,23 @@ pub enum AgentSpec {
     Careless,
 }
 
+/// Why an `--agent` value did not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentSpecError {
+    /// A model agent whose spec is malformed.
+    #[error(transparent)]
+    Model(#[from] clawrun_agents::llm::SpecError),
+    /// None of the agent kinds.
+    #[error(
+        "--agent {0:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL, idle or careless"
+    )]
+    Unknown(String),
+}
+
 impl AgentSpec {
     /// Parses `oracle`, `scripted:FILE`, `replay:RUN`, `openai:MODEL`, `anthropic:MODEL`,
     /// `openrouter:MODEL` (the OpenAI protocol at OpenRouter), `idle`, `careless`.
-    pub fn parse(text: &str) -> Result<AgentSpec, String> {
+    pub fn parse(text: &str) -> Result<AgentSpec, AgentSpecError> {
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
         match (kind, rest) {
             ("oracle", "") => Ok(AgentSpec::Oracle),
@@ -41,11 +54,9 @@ impl AgentSpec {
             ("scripted", f) if !f.is_empty() => Ok(AgentSpec::Scripted(f.into())),
             ("replay", r) if !r.is_empty() => Ok(AgentSpec::Replay(r.into())),
             ("openai" | "anthropic" | "openrouter", m) if !m.is_empty() => {
-                ModelConfig::from_spec(text).map(AgentSpec::Model)
+                Ok(ModelConfig::from_spec(text).map(AgentSpec::Model)?)
             }
-            _ => Err(format!(
-                "--agent {text:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL, idle or careless"
-            )),
+            _ => Err(AgentSpecError::Unknown(text.to_string())),
         }
     }
 
@@ -162,7 +173,7 @@ pub fn careless_script(task: &TaskEnv) -> Result<Option<clawrun_task::Oracle>> {
     };
     let origin = format!("{}/{CARELESS_FILE}", task.loaded.dir);
     let text = String::from_utf8(bytes).map_err(|_| anyhow!("{origin}: not UTF-8"))?;
-    let script = clawrun_task::Oracle::from_yaml(&text, &origin).map_err(|e| anyhow!("{e}"))?;
+    let script = clawrun_task::Oracle::from_yaml(&text, &origin)?;
     Ok(Some(script))
 }
 
@@ -184,8 +195,7 @@ fn oracle_step(step: &clawrun_task::oracle::Step) -> Step {
 pub fn read_script(path: &Path) -> Result<(Vec<Step>, String)> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the script {}", path.display()))?;
-    let oracle = clawrun_task::oracle::Oracle::from_yaml(&text, &path.display().to_string())
-        .map_err(|e| anyhow!("{e}"))?;
+    let oracle = clawrun_task::oracle::Oracle::from_yaml(&text, &path.display().to_string())?;
     Ok((
         oracle.steps.iter().map(oracle_step).collect(),
         oracle.answer,

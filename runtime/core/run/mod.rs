@@ -34,4 +34,4 @@ pub mod trial_record;
 
 pub use self::agent_spec::AgentSpec;
 pub use self::runner::{RunOptions, RunResult, run};
-pub use self::shard::Shard;
+pub use self::shard::{Shard, ShardError};

@@ -294,7 +294,7 @@ impl ModelSection {
             )
         })?;
         let mut config =
-            ModelConfig::from_spec(spec).map_err(|e| bad(origin, role, "model", &e))?;
+            ModelConfig::from_spec(spec).map_err(|e| bad(origin, role, "model", &e.to_string()))?;
         self.apply(&mut config, origin, role)?;
         Ok(config)
     }

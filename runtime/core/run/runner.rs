@@ -540,7 +540,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     })?;
     journal.sync()?;
     if let Some(cassette) = web.cassette() {
-        cassette.sync().map_err(|e| anyhow!("{e}"))?;
+        cassette.sync()?;
         super::manifest::record_cassette(&manifest_path, &web)?;
     }
     bar.finish_and_clear();

@@ -73,6 +73,20 @@ pub async fn judge_with_log(
     finish(cx, results, config)
 }
 
+/// Why [`rejudge_with_log`] cannot re-judge: the recorded verdict's items are not the task's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the recorded verdict's items ({}) are not the task's items ({}): the task changed since the run",
+    .recorded.join(", "),
+    .task.join(", ")
+)]
+pub struct ItemsChanged {
+    /// The recorded verdict's item names, in order.
+    pub recorded: Vec<String>,
+    /// The task's item names, in order.
+    pub task: Vec<String>,
+}
+
 /// Judges a finished trial again, with `model`, from evidence rebuilt from its trace
 /// ([`Evidence::filesystem_missing`] set: the trace keeps no files). Every item is evaluated
 /// anew except the deterministic checks that read the final filesystem (`file_exists`,
@@ -87,7 +101,7 @@ pub async fn rejudge_with_log(
     recorded: &Verdict,
     model: Option<&dyn Complete>,
     config: &ScoreConfig,
-) -> Result<(Verdict, JudgeLog), String> {
+) -> Result<(Verdict, JudgeLog), ItemsChanged> {
     let items = items::items(task);
     let before: Vec<&ItemResult> = recorded
         .items
@@ -100,12 +114,10 @@ pub async fn rejudge_with_log(
             .zip(&items)
             .all(|(r, i)| r.name == i.name && r.source == i.source && r.check == i.kind);
     if !same {
-        let names = |v: Vec<&str>| v.join(", ");
-        return Err(format!(
-            "the recorded verdict's items ({}) are not the task's items ({}): the task changed since the run",
-            names(before.iter().map(|r| r.name.as_str()).collect()),
-            names(items.iter().map(|i| i.name.as_str()).collect()),
-        ));
+        return Err(ItemsChanged {
+            recorded: before.iter().map(|r| r.name.clone()).collect(),
+            task: items.iter().map(|i| i.name.clone()).collect(),
+        });
     }
     let mut cx = Cx {
         task,

@@ -39,7 +39,7 @@ impl TrialView {
             message,
         };
         let file = File::open(&path).map_err(|e| read_err(e.to_string()))?;
-        let events = read_trace(BufReader::new(file)).map_err(read_err)?;
+        let events = read_trace(BufReader::new(file)).map_err(|e| read_err(e.to_string()))?;
         Ok(TrialView {
             record,
             events,

@@ -48,8 +48,63 @@ impl ServiceDef {
     }
 }
 
-/// Transforms freshly loaded records at `now` (an `Err` message is a load error or a 500).
-pub type PrepareFn = fn(&[Obj], UtcInstant) -> Result<Vec<Obj>, String>;
+/// Transforms freshly loaded records at `now` (an `Err` is a load error or a 500).
+pub type PrepareFn = fn(&[Obj], UtcInstant) -> Result<Vec<Obj>, PrepareError>;
+
+/// Why a fixture's records could not be prepared (dates shifted); the message names the record
+/// (`[i]`) and its field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrepareError {
+    /// The field is missing.
+    #[error("[{index}].{field}: missing")]
+    Missing {
+        /// The record, from 0.
+        index: usize,
+        /// The field.
+        field: String,
+    },
+    /// The field is not a string.
+    #[error("[{index}].{field}: expected an ISO-8601 string, got {value}")]
+    NotString {
+        /// The record, from 0.
+        index: usize,
+        /// The field.
+        field: String,
+        /// The value found, as JSON.
+        value: String,
+    },
+    /// The timestamp has no UTC offset.
+    #[error("[{index}].{field}: {text:?} has no UTC offset")]
+    NoOffset {
+        /// The record, from 0.
+        index: usize,
+        /// The field.
+        field: String,
+        /// The timestamp.
+        text: String,
+    },
+    /// The text is not an ISO-8601 timestamp.
+    #[error("[{index}].{field}: invalid ISO-8601 timestamp {text:?}")]
+    Invalid {
+        /// The record, from 0.
+        index: usize,
+        /// The field.
+        field: String,
+        /// The text.
+        text: String,
+    },
+    /// The shifted date is out of range.
+    #[error("[{index}].{field}: date value out of range after shifting")]
+    OutOfRange {
+        /// The record, from 0.
+        index: usize,
+        /// The field.
+        field: String,
+    },
+    /// The shift's target date (from `now`) is out of range.
+    #[error("date value out of range")]
+    TargetOutOfRange,
+}
 
 /// How a service's fixture is found and read.
 pub enum Fixture {
@@ -447,7 +502,7 @@ impl Service {
 
     /// `POST /<kind>/reset`: clears the audit and reloads the records (re-applying date shifts
     /// at `now`). Fails only if re-preparing fails (upstream: a 500).
-    pub fn reset(&mut self, now: UtcInstant) -> Result<(), String> {
+    pub fn reset(&mut self, now: UtcInstant) -> Result<(), PrepareError> {
         let raw = &self.base.raw;
         let objs = match self.def.prepare {
             Some(prepare) => prepare(raw, now)?,

@@ -115,12 +115,12 @@ impl ServiceSet {
             };
             let base = Base::new(loaded);
             let objs = match def.prepare {
-                Some(prepare) => prepare(&base.raw, now).map_err(|message| match &src {
-                    Some(s) => cx.bad(s, message),
+                Some(prepare) => prepare(&base.raw, now).map_err(|e| match &src {
+                    Some(s) => cx.bad(s, e.to_string()),
                     None => LoadError::Fixture {
                         service: spec.name.clone(),
                         file: cx.root_path(),
-                        message,
+                        message: e.to_string(),
                     },
                 })?,
                 None => base.raw.clone(),

@@ -4,18 +4,43 @@
 /// The runner's start time when a task sets no `epoch` (2026-01-01T00:00:00Z).
 pub const DEFAULT_EPOCH: i64 = 1_767_225_600;
 
+/// Why a text is not a task's epoch.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EpochError {
+    /// Not in the RFC 3339 form.
+    #[error("`{0}` is not an RFC 3339 timestamp like 2026-03-02T09:00:00Z")]
+    NotRfc3339(String),
+    /// A fraction of a second that is not zero.
+    #[error("`{0}`: the epoch must be a whole second")]
+    Fraction(String),
+    /// An offset other than UTC.
+    #[error("`{text}` is not UTC (offset {offset})")]
+    NotUtc {
+        /// The timestamp, as written.
+        text: String,
+        /// Its offset, as written.
+        offset: String,
+    },
+    /// A date that does not exist.
+    #[error("`{0}`: no such date")]
+    NoSuchDate(String),
+    /// A time of day that does not exist.
+    #[error("`{0}`: no such time of day")]
+    NoSuchTime(String),
+}
+
 /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)` into whole seconds since 1970-01-01 UTC
 /// (a fraction must be zero: the virtual clock starts on a whole second).
-pub fn parse_epoch(s: &str) -> Result<i64, String> {
+pub fn parse_epoch(s: &str) -> Result<i64, EpochError> {
     let b = s.as_bytes();
-    let bad = || format!("`{s}` is not an RFC 3339 timestamp like 2026-03-02T09:00:00Z");
+    let bad = || EpochError::NotRfc3339(s.to_string());
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') {
         return Err(bad());
     }
     if b[13] != b':' || b[16] != b':' {
         return Err(bad());
     }
-    let num = |r: std::ops::Range<usize>| -> Result<i64, String> {
+    let num = |r: std::ops::Range<usize>| -> Result<i64, EpochError> {
         let t = &s[r];
         if t.bytes().all(|c| c.is_ascii_digit()) {
             t.parse().map_err(|_| bad())
@@ -32,14 +57,17 @@ pub fn parse_epoch(s: &str) -> Result<i64, String> {
             return Err(bad());
         }
         if frac[..digits].bytes().any(|c| c != b'0') {
-            return Err(format!("`{s}`: the epoch must be a whole second"));
+            return Err(EpochError::Fraction(s.to_string()));
         }
         rest = &frac[digits..];
     }
     match rest {
         "Z" | "z" | "+00:00" | "-00:00" => {}
         _ if rest.len() == 6 && (rest.starts_with('+') || rest.starts_with('-')) => {
-            return Err(format!("`{s}` is not UTC (offset {rest})"));
+            return Err(EpochError::NotUtc {
+                text: s.to_string(),
+                offset: rest.to_string(),
+            });
         }
         _ => return Err(bad()),
     }
@@ -59,10 +87,10 @@ pub fn parse_epoch(s: &str) -> Result<i64, String> {
         31,
     ];
     if !(1..=12).contains(&month) || day < 1 || day > days_in[(month - 1) as usize] {
-        return Err(format!("`{s}`: no such date"));
+        return Err(EpochError::NoSuchDate(s.to_string()));
     }
     if hour > 23 || minute > 59 || second > 59 {
-        return Err(format!("`{s}`: no such time of day"));
+        return Err(EpochError::NoSuchTime(s.to_string()));
     }
     Ok(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
 }
@@ -97,12 +125,14 @@ mod tests {
         assert!(
             parse_epoch("2026-03-02T09:00:00+08:00")
                 .unwrap_err()
+                .to_string()
                 .contains("not UTC")
         );
         assert!(parse_epoch("2026-03-02 09:00").is_err());
         assert!(
             parse_epoch("2026-02-29T00:00:00Z")
                 .unwrap_err()
+                .to_string()
                 .contains("no such date")
         );
         assert!(parse_epoch("2026-03-02T24:00:00Z").is_err());

@@ -39,7 +39,7 @@ mod validate;
 pub mod yaml;
 
 pub use check::{Check, Evidence, Matcher, NumberSource, RowSelector, TextField};
-pub use epoch::{DEFAULT_EPOCH, parse_epoch};
+pub use epoch::{DEFAULT_EPOCH, EpochError, parse_epoch};
 pub use error::{Diagnostic, Error, FileError, FileProblem, Severity};
 pub use ids::{MAX_TASK_ID_LEN, task_id_problem};
 pub use load::{Parsed, node_at, parse_yaml};

@@ -359,7 +359,7 @@ pub(crate) fn read_epoch(cx: &mut Cx<'_>, n: &Node) -> Option<i64> {
         Ok(t) => Some(t),
         Err(msg) => {
             let hint = "write the start time in UTC, e.g. `epoch: 2026-03-02T09:00:00Z`";
-            cx.error("epoch", n.pos, msg, Some(hint.into()));
+            cx.error("epoch", n.pos, msg.to_string(), Some(hint.into()));
             None
         }
     }

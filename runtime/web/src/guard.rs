@@ -15,15 +15,44 @@ pub struct AllowedHost {
     pub port: Option<u16>,
 }
 
+/// Why a `--web-allow` entry did not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("--web-allow `{text}`: {problem} (expected HOST or HOST:PORT)")]
+pub struct BadAllow {
+    /// The entry, as given.
+    pub text: String,
+    /// What is wrong with it.
+    pub problem: AllowProblem,
+}
+
+/// What is wrong with a `--web-allow` entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AllowProblem {
+    /// `[` without `]`.
+    #[error("missing `]`")]
+    MissingBracket,
+    /// Empty, or with `/`, `@` or a space.
+    #[error("not a host name or address")]
+    NotAHost,
+    /// The port is not a `u16`.
+    #[error("the port is not a number")]
+    BadPort,
+}
+
 impl FromStr for AllowedHost {
-    type Err = String;
+    type Err = BadAllow;
 
     /// Parses `HOST`, `HOST:PORT`, `[V6]` or `[V6]:PORT`.
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = |why: &str| format!("--web-allow `{s}`: {why} (expected HOST or HOST:PORT)");
+    fn from_str(s: &str) -> Result<Self, BadAllow> {
+        let bad = |problem| BadAllow {
+            text: s.to_string(),
+            problem,
+        };
         let s = s.trim();
         let (host, port) = if let Some(rest) = s.strip_prefix('[') {
-            let (h, after) = rest.split_once(']').ok_or_else(|| bad("missing `]`"))?;
+            let (h, after) = rest
+                .split_once(']')
+                .ok_or_else(|| bad(AllowProblem::MissingBracket))?;
             (h, after.strip_prefix(':'))
         } else if s.matches(':').count() > 1 {
             (s, None) // a bare IPv6 address
@@ -34,13 +63,10 @@ impl FromStr for AllowedHost {
             }
         };
         if host.is_empty() || host.contains(['/', '@', ' ']) {
-            return Err(bad("not a host name or address"));
+            return Err(bad(AllowProblem::NotAHost));
         }
         let port = match port {
-            Some(p) => Some(
-                p.parse::<u16>()
-                    .map_err(|_| bad("the port is not a number"))?,
-            ),
+            Some(p) => Some(p.parse::<u16>().map_err(|_| bad(AllowProblem::BadPort))?),
             None => None,
         };
         Ok(AllowedHost {
@@ -87,7 +113,7 @@ impl Guard {
     /// Whether `host:port` may be requested: a host the allow list names must be requested on
     /// a port it allows; an IP address outside the public internet must be allowed; anything
     /// else passes here (names are checked again on resolution, see [`Guard::admits`]).
-    pub fn check_url(&self, host: &str, port: u16) -> Result<(), String> {
+    pub fn check_url(&self, host: &str, port: u16) -> Result<(), Refusal> {
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let lower = host.to_ascii_lowercase();
         let named: Vec<&AllowedHost> = self.allowed.iter().filter(|a| a.host == lower).collect();
@@ -100,22 +126,23 @@ impl Guard {
                 .filter_map(|a| a.port)
                 .map(|p| p.to_string())
                 .collect();
-            return Err(format!(
-                "{host}:{port} is not allowed: --web-allow names {host} only with port {}",
-                ports.join(", ")
-            ));
+            return Err(Refusal::Port {
+                host: host.to_string(),
+                port,
+                ports: ports.join(", "),
+            });
         }
         if let Ok(ip) = lower.parse::<IpAddr>()
             && let Some(class) = restricted(ip)
         {
-            return Err(format!(
-                "{host} is a {class} address, which clawrun does not fetch from the live web; \
-                 allow it with --web-allow {}",
-                AllowedHost {
+            return Err(Refusal::Restricted {
+                host: host.to_string(),
+                class,
+                allow: AllowedHost {
                     host: lower,
-                    port: Some(port)
-                }
-            ));
+                    port: Some(port),
+                },
+            });
         }
         Ok(())
     }
@@ -125,6 +152,40 @@ impl Guard {
     pub fn admits(&self, host: &str, ip: IpAddr) -> bool {
         restricted(ip).is_none() || self.names(host)
     }
+}
+
+/// Why [`Guard::check_url`] refused an address (the message, as the agent is told).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The allow list names the host, but not on this port.
+    #[error("{host}:{port} is not allowed: --web-allow names {host} only with port {ports}")]
+    Port {
+        /// The host, as requested.
+        host: String,
+        /// The port requested.
+        port: u16,
+        /// The ports the allow list names for the host, comma-separated.
+        ports: String,
+    },
+    /// An IP address outside the public internet that the allow list does not name.
+    #[error(
+        "{host} is a {class} address, which clawrun does not fetch from the live web; \
+         allow it with --web-allow {allow}"
+    )]
+    Restricted {
+        /// The host, as requested.
+        host: String,
+        /// The kind of address (`loopback`, `private`, ...).
+        class: &'static str,
+        /// The `--web-allow` entry that would allow it.
+        allow: AllowedHost,
+    },
+    /// The URL names no host.
+    #[error("{url} has no host")]
+    NoHost {
+        /// The URL.
+        url: String,
+    },
 }
 
 /// The kind of address `ip` is when it is not on the public internet.
@@ -233,9 +294,9 @@ mod tests {
             "[::1]:9000".parse().unwrap(),
         ]);
         assert!(guard.check_url("127.0.0.1", 8080).is_ok());
-        let err = guard.check_url("127.0.0.1", 22).unwrap_err();
+        let err = guard.check_url("127.0.0.1", 22).unwrap_err().to_string();
         assert!(err.contains("only with port 8080"), "{err}");
-        let err = guard.check_url("10.0.0.1", 80).unwrap_err();
+        let err = guard.check_url("10.0.0.1", 80).unwrap_err().to_string();
         assert!(err.contains("--web-allow 10.0.0.1:80"), "{err}");
         assert!(guard.check_url("[::1]", 9000).is_ok());
         assert!(guard.check_url("example.com", 443).is_ok());
@@ -246,7 +307,7 @@ mod tests {
 
     #[test]
     fn bad_allow_entries_name_the_flag() {
-        let err = "host:http".parse::<AllowedHost>().unwrap_err();
+        let err = "host:http".parse::<AllowedHost>().unwrap_err().to_string();
         assert!(err.contains("--web-allow `host:http`"), "{err}");
         assert_eq!(
             "[::1]:80".parse::<AllowedHost>().unwrap().to_string(),

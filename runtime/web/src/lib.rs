@@ -21,9 +21,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use cassette::Cassette;
-pub use guard::{AllowedHost, Guard};
+pub use guard::{AllowProblem, AllowedHost, BadAllow, Guard, Refusal};
 pub use live::{LiveWeb, SearchApi};
-pub use request::{Fetched, WebError, WebRequest, WebResponse};
+pub use request::{BadUrl, Fetched, WebError, WebRequest, WebResponse};
 
 /// How a run reaches the web.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -73,14 +73,19 @@ impl fmt::Display for WebMode {
     }
 }
 
-impl FromStr for WebMode {
-    type Err = String;
+/// A `--web` value that names no mode.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a web mode (off, live, record, replay)")]
+pub struct UnknownWebMode(pub String);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for WebMode {
+    type Err = UnknownWebMode;
+
+    fn from_str(s: &str) -> Result<Self, UnknownWebMode> {
         WebMode::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| format!("`{s}` is not a web mode (off, live, record, replay)"))
+            .ok_or_else(|| UnknownWebMode(s.to_string()))
     }
 }
 

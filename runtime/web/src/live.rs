@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use super::guard::Guard;
+use super::guard::{Guard, Refusal};
 use super::request::{Fetched, WebError, WebRequest, WebResponse};
 
 /// The largest body kept (bytes); the rest of a longer body is dropped.
@@ -100,7 +100,7 @@ impl LiveWeb {
             }
             match check(&redirect_guard, attempt.url()) {
                 Ok(()) => attempt.follow(),
-                Err(why) => attempt.error(Refused(why)),
+                Err(why) => attempt.error(Refused(why.to_string())),
             }
         });
         let client = reqwest::Client::builder()
@@ -209,8 +209,10 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 
 /// Whether `url` may be requested at all (its host and port against the allow list, an IP
 /// address against the restricted ranges).
-fn check(guard: &Guard, url: &reqwest::Url) -> Result<(), String> {
-    let host = url.host_str().ok_or_else(|| format!("{url} has no host"))?;
+fn check(guard: &Guard, url: &reqwest::Url) -> Result<(), Refusal> {
+    let host = url.host_str().ok_or_else(|| Refusal::NoHost {
+        url: url.to_string(),
+    })?;
     let port = url.port_or_known_default().unwrap_or(80);
     guard.check_url(host, port)
 }
@@ -227,7 +229,7 @@ async fn fetch(
         Err(e) => return Fetched::Failed(format!("not a valid URL ({e}): {url}")),
     };
     if let Err(why) = check(&guard, &parsed) {
-        return Fetched::Failed(why);
+        return Fetched::Failed(why.to_string());
     }
     let attempt = async {
         let mut response = client.get(parsed).send().await?;

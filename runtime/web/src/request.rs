@@ -45,17 +45,21 @@ impl WebRequest {
 
     /// A fetch of `url`: an absolute `http` or `https` URL (its fragment is dropped, since it
     /// never reaches the server); an error message otherwise.
-    pub fn fetch(url: &str) -> Result<Self, String> {
-        let mut parsed =
-            reqwest::Url::parse(url.trim()).map_err(|e| format!("not a valid URL ({e}): {url}"))?;
+    pub fn fetch(url: &str) -> Result<Self, BadUrl> {
+        let mut parsed = reqwest::Url::parse(url.trim()).map_err(|source| BadUrl::Invalid {
+            url: url.to_string(),
+            source,
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!(
-                "only http and https URLs can be fetched, not {}: {url}",
-                parsed.scheme()
-            ));
+            return Err(BadUrl::Scheme {
+                scheme: parsed.scheme().to_string(),
+                url: url.to_string(),
+            });
         }
         if parsed.host_str().is_none_or(str::is_empty) {
-            return Err(format!("the URL has no host: {url}"));
+            return Err(BadUrl::NoHost {
+                url: url.to_string(),
+            });
         }
         parsed.set_fragment(None);
         Ok(WebRequest::Fetch {
@@ -100,6 +104,33 @@ pub enum Fetched {
     Response(WebResponse),
     /// No response: why, as the agent is told.
     Failed(String),
+}
+
+/// Why [`WebRequest::fetch`] refused a URL (the message, as the agent is told).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadUrl {
+    /// The text does not parse as a URL.
+    #[error("not a valid URL ({source}): {url}")]
+    Invalid {
+        /// The URL, as given.
+        url: String,
+        /// The parser's complaint.
+        source: url::ParseError,
+    },
+    /// Not `http` or `https`.
+    #[error("only http and https URLs can be fetched, not {scheme}: {url}")]
+    Scheme {
+        /// The URL's scheme.
+        scheme: String,
+        /// The URL, as given.
+        url: String,
+    },
+    /// The URL names no host.
+    #[error("the URL has no host: {url}")]
+    NoHost {
+        /// The URL, as given.
+        url: String,
+    },
 }
 
 /// Why the web layer gave no answer at all (nothing the web did: nothing recorded).
@@ -167,11 +198,13 @@ mod tests {
         assert!(
             WebRequest::fetch("ftp://x/y")
                 .unwrap_err()
+                .to_string()
                 .contains("only http and https")
         );
         assert!(
             WebRequest::fetch("not a url")
                 .unwrap_err()
+                .to_string()
                 .contains("not a valid URL")
         );
     }

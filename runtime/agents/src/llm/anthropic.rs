@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::arguments;
+use super::client::ResponseError;
 use super::config::ModelConfig;
 use super::image_placeholder;
 use crate::conversation::{Block, Conversation, Message, Role, Usage};
@@ -106,11 +107,11 @@ fn block(accepts_images: bool, block: &Block) -> Option<Value> {
 
 /// The assistant message and usage in a response body (`turn` is unused: the API always
 /// names its tool calls).
-pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usage), String> {
+pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usage), ResponseError> {
     let blocks = body
         .get("content")
         .and_then(Value::as_array)
-        .ok_or_else(|| "response has no content array".to_string())?;
+        .ok_or(ResponseError::ContentArray)?;
     let mut content = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
         match b.get("type").and_then(Value::as_str) {
@@ -125,7 +126,7 @@ pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usag
                     .get("name")
                     .and_then(Value::as_str)
                     .filter(|n| !n.is_empty())
-                    .ok_or_else(|| format!("content[{i}] (tool_use) has no name"))?;
+                    .ok_or(ResponseError::ToolName(i))?;
                 let id = b
                     .get("id")
                     .and_then(Value::as_str)

@@ -15,6 +15,67 @@ use super::{anthropic, control, limits, openai, retry};
 use crate::agent::{Agent, AgentError, Complete, Reply};
 use crate::conversation::{Conversation, Message, Usage};
 
+/// Why [`LlmClient::probe`] found the endpoint unusable (one line naming the endpoint).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    /// The run was cancelled while probing.
+    #[error("{model}: cancelled")]
+    Cancelled {
+        /// The model, as `provider:model`.
+        model: String,
+    },
+    /// The endpoint answered 401 or 403.
+    #[error(
+        "{model} at {base_url}: the API key was refused (HTTP {status}: {message}); check the key \
+         variable or the config's api_key"
+    )]
+    KeyRefused {
+        /// The model, as `provider:model`.
+        model: String,
+        /// The endpoint's base URL.
+        base_url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint's error message.
+        message: String,
+    },
+    /// No connection could be made, after retries.
+    #[error(
+        "{model} at {base_url}: {last} ({attempts} attempts); start the server or fix the base \
+         URL (or pass --no-probe to skip this check)"
+    )]
+    Unreachable {
+        /// The model, as `provider:model`.
+        model: String,
+        /// The endpoint's base URL.
+        base_url: String,
+        /// The last connection error.
+        last: String,
+        /// How many connections were tried.
+        attempts: u32,
+    },
+}
+
+/// Why a model's response body is unusable: the part it lacks.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ResponseError {
+    /// OpenAI: no `choices[0].message`.
+    #[error("response has no choices[0].message")]
+    Choice,
+    /// Anthropic: no `content` array.
+    #[error("response has no content array")]
+    ContentArray,
+    /// OpenAI: tool call `i` has no `function`.
+    #[error("tool_calls[{0}] has no function")]
+    Function(usize),
+    /// OpenAI: tool call `i` has no function name.
+    #[error("tool_calls[{0}] has no function name")]
+    FunctionName(usize),
+    /// Anthropic: content block `i` (a `tool_use`) has no name.
+    #[error("content[{0}] (tool_use) has no name")]
+    ToolName(usize),
+}
+
 /// Counters of one client (and its clones) since it was made.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClientStats {
@@ -275,7 +336,7 @@ impl LlmClient {
     /// `{base}/v1/models`) with the credentials, retried briefly when the connection fails. Any
     /// answer but 401/403 counts (some servers have no model list); a connection that cannot be
     /// made and a refused key are one-line errors naming the endpoint.
-    pub async fn probe(&self) -> Result<(), String> {
+    pub async fn probe(&self) -> Result<(), ProbeError> {
         let inner = &self.inner;
         let config = &inner.config;
         let url = match config.provider {
@@ -291,13 +352,19 @@ impl LlmClient {
                 let wait = retry::probe_delay(attempt);
                 let sleep = control::cancellable(tokio::time::sleep(wait)).await;
                 if sleep.is_none() {
-                    return Err(format!("{}: cancelled", config.describe()));
+                    return Err(ProbeError::Cancelled {
+                        model: config.describe(),
+                    });
                 }
             }
             let request = self.authorize(inner.http.get(&url));
             let sent = control::cancellable(request.send()).await;
             let response = match sent {
-                None => return Err(format!("{}: cancelled", config.describe())),
+                None => {
+                    return Err(ProbeError::Cancelled {
+                        model: config.describe(),
+                    });
+                }
                 Some(Ok(r)) => r,
                 Some(Err(e)) => {
                     last = transport_error(&e, &url);
@@ -307,23 +374,21 @@ impl LlmClient {
             let status = response.status().as_u16();
             if status == 401 || status == 403 {
                 let bytes = response.bytes().await.unwrap_or_default();
-                return Err(format!(
-                    "{} at {}: the API key was refused (HTTP {status}: {}); check the key \
-                     variable or the config's api_key",
-                    config.describe(),
-                    inner.endpoint.base_url,
-                    error_message(&bytes)
-                ));
+                return Err(ProbeError::KeyRefused {
+                    model: config.describe(),
+                    base_url: inner.endpoint.base_url.clone(),
+                    status,
+                    message: error_message(&bytes),
+                });
             }
             return Ok(());
         }
-        Err(format!(
-            "{} at {}: {last} ({} attempts); start the server or fix the base URL (or pass \
-             --no-probe to skip this check)",
-            config.describe(),
-            inner.endpoint.base_url,
-            retry::UNREACHABLE_RETRIES + 1
-        ))
+        Err(ProbeError::Unreachable {
+            model: config.describe(),
+            base_url: inner.endpoint.base_url.clone(),
+            last,
+            attempts: retry::UNREACHABLE_RETRIES + 1,
+        })
     }
 
     /// Whether requests to this client's endpoint were given up as unreachable, and why.
@@ -352,7 +417,7 @@ impl LlmClient {
     }
 
     /// Parses a response body with the provider's parser.
-    fn parse(&self, response: &Value, turn: usize) -> Result<(Message, Usage), String> {
+    fn parse(&self, response: &Value, turn: usize) -> Result<(Message, Usage), ResponseError> {
         match self.inner.config.provider {
             Provider::OpenAi => openai::parse_response(response, turn),
             Provider::Anthropic => anthropic::parse_response(response, turn),

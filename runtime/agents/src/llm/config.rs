@@ -34,16 +34,31 @@ impl fmt::Display for Provider {
     }
 }
 
-impl FromStr for Provider {
-    type Err = String;
+/// Why a provider, cache mode or model spec did not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// A provider other than `openai` or `anthropic`.
+    #[error("unknown provider `{0}` (expected `openai` or `anthropic`)")]
+    Provider(String),
+    /// A cache mode other than `auto`, `on` or `off`.
+    #[error("unknown cache mode `{0}` (expected auto, on or off)")]
+    CacheMode(String),
+    /// A model spec without `provider:`.
+    #[error("model spec `{0}` should look like openai:MODEL or anthropic:MODEL")]
+    Shape(String),
+    /// A model spec with an empty model part.
+    #[error("model spec `{0}` names no model")]
+    NoModel(String),
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for Provider {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         match s {
             "openai" => Ok(Provider::OpenAi),
             "anthropic" => Ok(Provider::Anthropic),
-            other => Err(format!(
-                "unknown provider `{other}` (expected `openai` or `anthropic`)"
-            )),
+            other => Err(SpecError::Provider(other.to_string())),
         }
     }
 }
@@ -61,16 +76,14 @@ pub enum CacheMode {
 }
 
 impl FromStr for CacheMode {
-    type Err = String;
+    type Err = SpecError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, SpecError> {
         match s {
             "auto" => Ok(CacheMode::Auto),
             "on" => Ok(CacheMode::On),
             "off" => Ok(CacheMode::Off),
-            other => Err(format!(
-                "unknown cache mode `{other}` (expected auto, on or off)"
-            )),
+            other => Err(SpecError::CacheMode(other.to_string())),
         }
     }
 }
@@ -148,12 +161,12 @@ impl ModelConfig {
 
     /// Parses `openai:MODEL`, `anthropic:MODEL` or `openrouter:MODEL` (OpenAI protocol at
     /// OpenRouter's endpoint). The model part may itself contain colons.
-    pub fn from_spec(spec: &str) -> Result<Self, String> {
-        let (provider, model) = spec.split_once(':').ok_or_else(|| {
-            format!("model spec `{spec}` should look like openai:MODEL or anthropic:MODEL")
-        })?;
+    pub fn from_spec(spec: &str) -> Result<Self, SpecError> {
+        let (provider, model) = spec
+            .split_once(':')
+            .ok_or_else(|| SpecError::Shape(spec.to_string()))?;
         if model.is_empty() {
-            return Err(format!("model spec `{spec}` names no model"));
+            return Err(SpecError::NoModel(spec.to_string()));
         }
         if provider == "openrouter" {
             let mut config = ModelConfig::new(Provider::OpenAi, model);

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::arguments;
+use super::client::ResponseError;
 use super::config::ModelConfig;
 use super::image_placeholder;
 use crate::conversation::{Block, Conversation, Message, Role, Usage};
@@ -146,12 +147,12 @@ fn image_part(accepts_images: bool, media_type: &str, data: &str) -> Value {
 }
 
 /// The assistant message and usage in a response body; `turn` names tool calls without ids.
-pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usage), String> {
+pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usage), ResponseError> {
     let message = body
         .get("choices")
         .and_then(|c| c.get(0))
         .and_then(|c| c.get("message"))
-        .ok_or_else(|| "response has no choices[0].message".to_string())?;
+        .ok_or(ResponseError::Choice)?;
     let mut content = Vec::new();
     match message.get("content") {
         Some(Value::String(text)) if !text.is_empty() => content.push(Block::text(text.clone())),
@@ -168,14 +169,12 @@ pub(crate) fn parse_response(body: &Value, turn: usize) -> Result<(Message, Usag
     }
     if let Some(calls) = message.get("tool_calls").and_then(Value::as_array) {
         for (i, call) in calls.iter().enumerate() {
-            let function = call
-                .get("function")
-                .ok_or_else(|| format!("tool_calls[{i}] has no function"))?;
+            let function = call.get("function").ok_or(ResponseError::Function(i))?;
             let name = function
                 .get("name")
                 .and_then(Value::as_str)
                 .filter(|n| !n.is_empty())
-                .ok_or_else(|| format!("tool_calls[{i}] has no function name"))?;
+                .ok_or(ResponseError::FunctionName(i))?;
             let id = call
                 .get("id")
                 .and_then(Value::as_str)

@@ -1,7 +1,7 @@
 //! Checks over the environment snapshot: the final filesystem (with judge files added) and
 //! the judge commands' output. Relative paths are under `/workspace`.
 
-use clawrun_vfs::NodeKind;
+use clawrun_vfs::{NodeKind, VfsError};
 use regex::Regex;
 use serde_json::Value;
 
@@ -10,19 +10,50 @@ use super::audit::json_equal;
 use crate::evidence::Evidence;
 use crate::text::{guest_path, json_text, quote, truncate};
 
+/// Why a file of the snapshot could not be read (its message is an item's evidence).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Vfs {
+        /// The guest path.
+        path: String,
+        /// What the VFS said.
+        source: VfsError,
+    },
+    /// The file is not JSON.
+    #[error("{path}: not JSON: {source}")]
+    Json {
+        /// The guest path.
+        path: String,
+        /// The parser's complaint.
+        source: serde_json::Error,
+    },
+}
+
+/// The message, as evidence.
+impl From<ReadError> for String {
+    fn from(e: ReadError) -> String {
+        e.to_string()
+    }
+}
+
 /// The file at guest path `path` as text (lossy UTF-8), or why it cannot be read.
-pub fn read_text(ev: &Evidence, path: &str) -> Result<String, String> {
+pub fn read_text(ev: &Evidence, path: &str) -> Result<String, ReadError> {
     let p = guest_path(path);
     match ev.vfs.read_file(&p) {
         Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
-        Err(e) => Err(format!("{p}: {e}")),
+        Err(source) => Err(ReadError::Vfs { path: p, source }),
     }
 }
 
 /// The file at `path` parsed as JSON, or why not.
-pub fn read_json(ev: &Evidence, path: &str) -> Result<Value, String> {
+pub fn read_json(ev: &Evidence, path: &str) -> Result<Value, ReadError> {
     let text = read_text(ev, path)?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", guest_path(path)))
+    serde_json::from_str(&text).map_err(|source| ReadError::Json {
+        path: guest_path(path),
+        source,
+    })
 }
 
 /// What a node is, for evidence.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::gmail::{aware, shifted};
 use super::prelude::*;
+use crate::engine::PrepareError;
 use crate::py;
 use crate::store::Derived;
 use crate::time::{self, DAY, DateTime, MAX_TIMEDELTA_DAYS, UtcInstant};
@@ -83,7 +84,7 @@ fn non_empty(rec: &Obj, field: &str) -> bool {
 
 /// Moves every start and end by `target - earliest`, where `target` is tomorrow (UTC) at the
 /// earliest event's wall-clock hour and minute.
-fn shift_dates(recs: &[Obj], now: UtcInstant) -> Result<Vec<Obj>, String> {
+fn shift_dates(recs: &[Obj], now: UtcInstant) -> Result<Vec<Obj>, PrepareError> {
     let mut earliest: Option<DateTime> = None;
     for (i, r) in recs.iter().enumerate() {
         if non_empty(r, "start_time") {
@@ -96,7 +97,7 @@ fn shift_dates(recs: &[Obj], now: UtcInstant) -> Result<Vec<Obj>, String> {
     let Some(earliest) = earliest else {
         return Ok(recs.to_vec());
     };
-    let tomorrow = time::add(now.unix_micros(), DAY).ok_or("date value out of range")?;
+    let tomorrow = time::add(now.unix_micros(), DAY).ok_or(PrepareError::TargetOutOfRange)?;
     let (h, m) = earliest.hour_minute();
     let target = tomorrow.div_euclid(DAY) * DAY + (h * 3600 + m * 60) * 1_000_000;
     let delta = target - earliest.instant().unwrap_or(0);
@@ -105,11 +106,16 @@ fn shift_dates(recs: &[Obj], now: UtcInstant) -> Result<Vec<Obj>, String> {
         for field in ["start_time", "end_time"] {
             if non_empty(rec, field) {
                 let v = rec.get(field).cloned().unwrap_or(Json::Null);
-                let s = v.as_str().ok_or_else(|| {
-                    format!("[{i}].{field}: expected an ISO-8601 string, got {v}")
+                let s = v.as_str().ok_or_else(|| PrepareError::NotString {
+                    index: i,
+                    field: field.to_string(),
+                    value: v.to_string(),
                 })?;
-                let dt = time::parse_isoformat(s)
-                    .ok_or_else(|| format!("[{i}].{field}: invalid ISO-8601 timestamp {s:?}"))?;
+                let dt = time::parse_isoformat(s).ok_or_else(|| PrepareError::Invalid {
+                    index: i,
+                    field: field.to_string(),
+                    text: s.to_string(),
+                })?;
                 rec.insert(field, shifted(dt, delta, i, field)?);
             }
         }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::prelude::*;
+use crate::engine::PrepareError;
 use crate::py;
 use crate::store::Derived;
 use crate::time::{self, DAY, DateTime, MAX_TIMEDELTA_DAYS, UtcInstant};
@@ -77,29 +78,48 @@ pub(super) static DEF: ServiceDef = ServiceDef {
 const SUMMARY: &[&str] = &["message_id", "from", "subject", "date", "is_read", "labels"];
 
 /// An aware datetime from field `field` of record `i`.
-pub(super) fn aware(rec: &Obj, i: usize, field: &str) -> Result<DateTime, String> {
-    let v = rec
-        .get(field)
-        .ok_or_else(|| format!("[{i}].{field}: missing"))?;
-    let s = v
-        .as_str()
-        .ok_or_else(|| format!("[{i}].{field}: expected an ISO-8601 string, got {v}"))?;
+pub(super) fn aware(rec: &Obj, i: usize, field: &str) -> Result<DateTime, PrepareError> {
+    let v = rec.get(field).ok_or_else(|| PrepareError::Missing {
+        index: i,
+        field: field.to_string(),
+    })?;
+    let s = v.as_str().ok_or_else(|| PrepareError::NotString {
+        index: i,
+        field: field.to_string(),
+        value: v.to_string(),
+    })?;
     match time::parse_isoformat(s) {
         Some(dt) if dt.offset.is_some() => Ok(dt),
-        Some(_) => Err(format!("[{i}].{field}: {s:?} has no UTC offset")),
-        None => Err(format!("[{i}].{field}: invalid ISO-8601 timestamp {s:?}")),
+        Some(_) => Err(PrepareError::NoOffset {
+            index: i,
+            field: field.to_string(),
+            text: s.to_string(),
+        }),
+        None => Err(PrepareError::Invalid {
+            index: i,
+            field: field.to_string(),
+            text: s.to_string(),
+        }),
     }
 }
 
 /// `original + delta` written with the wall clock of the original offset and a `Z`.
-pub(super) fn shifted(dt: DateTime, delta: i64, i: usize, field: &str) -> Result<Json, String> {
+pub(super) fn shifted(
+    dt: DateTime,
+    delta: i64,
+    i: usize,
+    field: &str,
+) -> Result<Json, PrepareError> {
     time::add(dt.local, delta)
         .map(|l| Json::from(time::format_z(l)))
-        .ok_or_else(|| format!("[{i}].{field}: date value out of range after shifting"))
+        .ok_or_else(|| PrepareError::OutOfRange {
+            index: i,
+            field: field.to_string(),
+        })
 }
 
 /// Moves every `date` by `(now - 1 day) - newest`.
-fn shift_dates(recs: &[Obj], now: UtcInstant) -> Result<Vec<Obj>, String> {
+fn shift_dates(recs: &[Obj], now: UtcInstant) -> Result<Vec<Obj>, PrepareError> {
     if recs.is_empty() {
         return Ok(Vec::new());
     }

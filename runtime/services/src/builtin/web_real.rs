@@ -320,7 +320,7 @@ fn fetch(cx: &mut Ctx<'_>, req: &Obj) -> Handled {
     };
     let request = match WebRequest::fetch(url) {
         Ok(r) => r,
-        Err(why) => return failed(&why),
+        Err(why) => return failed(&why.to_string()),
     };
     let seconds = match req.get("timeout_seconds") {
         Some(Json::Int(n)) => (*n).clamp(1, 30) as u64,
