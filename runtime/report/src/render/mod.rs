@@ -1,10 +1,12 @@
 //! Output formats for a [`Summary`](crate::Summary): plain text for the terminal, JSON,
 //! Markdown and a self-contained HTML page. Identical input gives byte-identical output.
 //!
+//! - [`columns`]: the task and aggregate tables' columns, for every output.
 //! - [`rows`], [`compare_rows`], [`grader_rows`]: the table rows text and Markdown share.
 //! - [`table`]: aligned plain-text columns.
 //! - [`text`], [`markdown`], [`json`], [`html`]: the formats.
 
+pub mod columns;
 pub mod compare_rows;
 pub mod grader_rows;
 pub mod html;

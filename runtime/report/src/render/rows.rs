@@ -1,46 +1,32 @@
 //! The task and aggregate tables as rows of strings (shared by text and Markdown).
 
 use crate::record::Judgement;
+use crate::render::columns::{Column, aggregate_columns, task_columns};
 use crate::render::table::Table;
 use crate::render::{estimate, num, value, yes_no};
 use crate::summary::{Aggregate, Summary, TaskSummary, Totals};
 
-/// The task table: one row per task. Priorities (for narrow terminals) keep the task, its
-/// score, n, Pass@1 and the unjudged count longest.
+/// The task table: one row per task, columns as [`task_columns`] lists them.
 pub fn task_table(s: &Summary) -> Table {
-    let k = s.k;
-    let mut cols: Vec<(String, u8)> = vec![
-        ("task".into(), 0),
-        ("category".into(), 3),
-        ("group".into(), 4),
-        ("n".into(), 1),
-        ("c".into(), 2),
-        ("score".into(), 0),
-        ("compl".into(), 5),
-        ("safety".into(), 6),
-        ("robust".into(), 6),
-        ("pass@1".into(), 1),
-        (format!("pass@{k}"), 2),
-        (format!("pass^{k}"), 2),
-        (format!("all{k}"), 4),
-        (format!("(c/n)^{k}"), 6),
-        ("flip".into(), 3),
-        ("faults".into(), 4),
-        ("infra".into(), 3),
-        ("unjudged".into(), 1),
-        ("tokens in/out".into(), 5),
-        ("wall".into(), 5),
-    ];
-    if s.priced {
-        cols.push(("cost".into(), 2));
-    }
-    cols.push(("trials".into(), 7));
-    let rows = s.tasks.iter().map(|t| task_row(t, s.priced)).collect();
+    table(
+        task_columns(s.k, s.priced),
+        s.tasks.iter().map(|t| task_row(t, s.priced)).collect(),
+        3,
+    )
+}
+
+/// A table of `rows` under `cols` (their text labels and priorities); `left` columns are
+/// left-aligned.
+fn table(cols: Vec<Column>, rows: Vec<Vec<String>>, left: usize) -> Table {
+    debug_assert!(
+        rows.iter().all(|r| r.len() == cols.len()),
+        "a row per column"
+    );
     Table {
-        header: cols.iter().map(|c| c.0.clone()).collect(),
-        priority: cols.iter().map(|c| c.1).collect(),
+        header: cols.iter().map(|c| c.text.clone()).collect(),
+        priority: cols.iter().map(|c| c.priority).collect(),
         rows,
-        left: 3,
+        left,
     }
 }
 
@@ -107,34 +93,9 @@ pub fn trial_chip(s: &crate::summary::TrialScore) -> String {
     }
 }
 
-/// The aggregate table: categories, groups, overall.
+/// The aggregate table: categories, groups, overall ([`aggregate_columns`]).
 pub fn aggregate_table(s: &Summary) -> Table {
-    let k = s.k;
-    let mut cols: Vec<(String, u8)> = vec![
-        ("name".into(), 0),
-        ("tasks".into(), 2),
-        ("trials".into(), 1),
-        ("score [95% CI]".into(), 0),
-        ("pass@1".into(), 1),
-        (format!("pass@{k} [95% CI]"), 2),
-        (format!("pass^{k} [95% CI]"), 2),
-        (format!("all{k}"), 4),
-        ("flip rate".into(), 3),
-        ("faults".into(), 4),
-        ("infra".into(), 3),
-        ("unjudged".into(), 1),
-        ("tokens in/out".into(), 5),
-        ("wall".into(), 5),
-    ];
-    if s.priced {
-        cols.push(("cost".into(), 2));
-    }
-    Table {
-        header: cols.iter().map(|c| c.0.clone()).collect(),
-        priority: cols.iter().map(|c| c.1).collect(),
-        rows: aggregate_rows(s),
-        left: 1,
-    }
+    table(aggregate_columns(s.k, s.priced), aggregate_rows(s), 1)
 }
 
 /// One aggregate's row, its name prefixed with `kind` (`category:`, `group:`, or nothing).

@@ -1,6 +1,7 @@
 //! The server-rendered parts of the HTML report.
 
 use crate::record::Judgement;
+use crate::render::columns::{aggregate_columns, task_columns};
 use crate::render::html::esc;
 use crate::render::rows::{cost, marked, scope_note, task_score, tokens, wall};
 use crate::render::{num, value};
@@ -137,26 +138,10 @@ pub fn aggregate_table(s: &Summary) -> String {
     let k = s.k;
     let mut out = String::from("<section id=\"groups\">\n<h2>Groups and categories</h2>\n");
     out.push_str("<table class=\"agg\">\n<thead><tr>");
-    for h in [
-        "name".to_string(),
-        "tasks".into(),
-        "trials".into(),
-        "mean score [95% CI]".into(),
-        "Pass@1".into(),
-        format!("Pass@{k} [95% CI]"),
-        format!("Pass^{k} [95% CI]"),
-        format!("all {k} pass"),
-        "flip rate".into(),
-        "faults".into(),
-        "infra".into(),
-        "unjudged".into(),
-        "tokens in/out".into(),
-        "wall".into(),
-    ] {
-        out.push_str(&format!("<th>{}</th>", esc(&h)));
-    }
-    if s.priced {
-        out.push_str("<th>cost</th>");
+    for c in aggregate_columns(k, s.priced) {
+        if let Some(label) = c.html {
+            out.push_str(&format!("<th>{}</th>", esc(&label)));
+        }
     }
     out.push_str("</tr></thead>\n<tbody>\n");
     let rows = s
@@ -223,34 +208,22 @@ pub fn task_table(s: &Summary) -> String {
     let k = s.k;
     let mut out = String::from("<section id=\"tasks\">\n<h2>Tasks</h2>\n");
     out.push_str("<table id=\"task-table\" class=\"sortable\">\n<thead><tr>");
-    let headers: [(&str, String); 15] = [
-        ("task", "task".into()),
-        ("category", "category".into()),
-        ("group", "group".into()),
-        ("n", "n".into()),
-        ("c", "c".into()),
-        ("score", "score".into()),
-        ("completion", "compl.".into()),
-        ("safety", "safety".into()),
-        ("robustness", "robust.".into()),
-        ("pass1", "Pass@1".into()),
-        ("passk", format!("Pass@{k}")),
-        ("powk", format!("Pass^{k}")),
-        ("flip", "flip".into()),
-        ("faults", "faults".into()),
-        ("infra", "infra".into()),
-    ];
-    for (key, label) in &headers {
-        out.push_str(&format!(
-            "<th data-key=\"{key}\" title=\"sort\">{}</th>",
-            esc(label)
-        ));
+    for c in task_columns(k, s.priced) {
+        match (c.key, c.html) {
+            (_, None) => {}
+            // The chips: not sortable.
+            ("trials", Some(label)) => out.push_str(&format!("<th>{}</th>", esc(&label))),
+            // Sortable by their cells' values.
+            (key @ ("unjudged" | "tokens" | "wall" | "cost"), Some(label)) => {
+                out.push_str(&format!("<th data-key=\"{key}\">{}</th>", esc(&label)))
+            }
+            (key, Some(label)) => out.push_str(&format!(
+                "<th data-key=\"{key}\" title=\"sort\">{}</th>",
+                esc(&label)
+            )),
+        }
     }
-    out.push_str("<th data-key=\"unjudged\">unjudged</th><th data-key=\"tokens\">tokens in/out</th><th data-key=\"wall\">wall</th>");
-    if s.priced {
-        out.push_str("<th data-key=\"cost\">cost</th>");
-    }
-    out.push_str("<th>trials</th></tr></thead>\n<tbody>\n");
+    out.push_str("</tr></thead>\n<tbody>\n");
     for t in &s.tasks {
         out.push_str(&task_row(t, s.priced));
     }
