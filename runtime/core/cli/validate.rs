@@ -2,11 +2,12 @@
 //! the oracle passes, a do-nothing agent fails; unsupported tasks are reported as skipped with
 //! their reason, and the status counts end the output.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Result, anyhow};
-use clawrun_judge::ScoreConfig;
+use anyhow::Result;
+use clawrun_judge::{ScoreConfig, Verdict};
+use clawrun_report::Status;
 
 use super::UsageError;
 use super::output::outln;
@@ -15,8 +16,9 @@ use crate::run::grading::{GraderChoice, Grading, TaskGrading};
 use crate::run::runner::{Prepared, Skipped, prepare_selection};
 use crate::run::selection::TaskFilter;
 use crate::run::status::{StatusCounts, TaskStatus, has_rubric};
+use crate::run::trial_record::{TrialContext, WorkerModels, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
-use crate::trial::{Harness, Limits, TaskEnv, firewall, run_trial};
+use crate::trial::{Harness, TaskEnv, firewall};
 use crate::web::Web;
 
 /// Arguments of `clawrun validate`.
@@ -64,6 +66,15 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let scratch =
+        Scratch(std::env::temp_dir().join(format!("clawrun-validate-{}", std::process::id())));
+    let checks = Checks {
+        rt: &rt,
+        harness: &harness,
+        score: &options.score,
+        grading: &grading,
+        scratch: &scratch.0,
+    };
     // Prepared and skipped tasks, in id order.
     let mut entries: Vec<(&str, Result<&TaskEnv, &Skipped>)> = tasks
         .iter()
@@ -89,7 +100,7 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
                 .for_grading(&task.loaded, &grading),
         );
         let by_grader_py = grading.for_task(&task.loaded) != TaskGrading::Native;
-        let mut out = validate_task(&rt, &harness, task, &options.score)?;
+        let mut out = validate_task(&checks, task)?;
         let mut warnings: Vec<String> =
             task.loaded.warnings.iter().map(|w| w.to_string()).collect();
         if !has_rubric(&task.loaded.task) && !by_grader_py {
@@ -132,51 +143,66 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
     Ok(i32::from(failed > 0))
 }
 
-/// The score of one trial of `task` played by `agent`.
-fn score_with(
-    rt: &tokio::runtime::Runtime,
-    harness: &Harness,
-    task: &TaskEnv,
-    agent: &AgentSpec,
-    score: &ScoreConfig,
-) -> Result<clawrun_judge::Verdict> {
-    let user: Option<Box<dyn crate::trial::SimulatedUser>> = match &task.loaded.task.user_agent {
-        Some(u) if u.enabled => match &u.script {
-            Some(s) => Some(Box::new(s.start().map_err(|e| anyhow!("{e}"))?)),
-            None => None,
-        },
-        _ => None,
-    };
-    let seed = crate::faults::trial_seed(0, task.id(), 0);
-    let mut a = agent.build(task, None, seed)?;
-    let out = run_trial(rt, harness, task, 0, 0, a.as_mut(), user, &Limits::of(task))?;
-    if out.outcome == clawrun_agents::trace::Outcome::TaskError {
-        anyhow::bail!(
-            "{} could not be run or judged: {}",
-            agent.describe(),
-            out.error.unwrap_or_default()
-        );
+/// What every trial `clawrun validate` plays shares: a run's trial context but for the agent,
+/// which differs per check.
+///
+/// A validation trial is played and judged as a run's ([`run_and_record`]: the same Judge
+/// phase, integrity gate and grading choice — `--grader auto` over the suite). What remains
+/// different is deliberate: trial 0 at run seed 0, no judge model (LLM-judged items are left
+/// unjudged), no user model (multi-turn tasks play their `user_agent.script`), no token limit,
+/// and the trial's files go to a scratch folder removed when validation ends.
+struct Checks<'a> {
+    rt: &'a tokio::runtime::Runtime,
+    harness: &'a Harness,
+    score: &'a ScoreConfig,
+    grading: &'a Grading,
+    scratch: &'a Path,
+}
+
+impl Checks<'_> {
+    /// The verdict of one trial of `task` played by `agent`; `Err` when it could not be run or
+    /// judged.
+    fn verdict(&self, task: &TaskEnv, agent: &AgentSpec) -> Result<Verdict> {
+        let cx = TrialContext {
+            harness: self.harness,
+            agent,
+            seed: 0,
+            out: self.scratch,
+            judge: None,
+            user_model: None,
+            max_tokens: None,
+            score: self.score,
+            grading: self.grading,
+        };
+        let models = WorkerModels::new(&cx)?;
+        let record = run_and_record(self.rt, &cx, &models, task, 0)?;
+        match record.verdict {
+            Some(v) if record.status == Status::Scored => Ok(v),
+            _ => anyhow::bail!(
+                "{} could not be run or judged: {}",
+                agent.describe(),
+                record.error.unwrap_or_default()
+            ),
+        }
     }
-    Ok(rt.block_on(clawrun_judge::judge(
-        &task.loaded.task,
-        &out.evidence,
-        None,
-        score,
-    )))
+}
+
+/// A scratch folder, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Validates one prepared task.
-fn validate_task(
-    rt: &tokio::runtime::Runtime,
-    harness: &Harness,
-    task: &TaskEnv,
-    score: &ScoreConfig,
-) -> Result<Outcome> {
+fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<Outcome> {
     let mut out = Outcome {
         errors: Vec::new(),
         notes: Vec::new(),
     };
-    for leak in firewall::probe(harness, task)? {
+    for leak in firewall::probe(checks.harness, task)? {
         out.errors.push(format!("judge firewall: {leak}"));
     }
     let multi_turn_without_script = task
@@ -193,7 +219,7 @@ fn validate_task(
             "multi-turn without user_agent.script: the oracle needs an LLM user; not run".into(),
         );
     } else {
-        let v = score_with(rt, harness, task, &AgentSpec::Oracle, score)?;
+        let v = checks.verdict(task, &AgentSpec::Oracle)?;
         let weighted: f64 = v.items.iter().filter(|i| !i.gate).map(|i| i.weight).sum();
         if !v.scores.passed && v.unjudged_weight > 0.0 && v.unjudged_weight >= weighted - 1e-9 {
             out.notes.push(format!(
@@ -225,7 +251,7 @@ fn validate_task(
         }
     }
     if !multi_turn_without_script && let Some(careless) = careless_script(task)? {
-        let v = score_with(rt, harness, task, &careless, score)?;
+        let v = checks.verdict(task, &careless)?;
         if v.scores.passed {
             out.errors.push(format!(
                 "the careless agent (careless.yaml) passes (score {:.4}): the rubric does not catch the trap",
@@ -237,7 +263,7 @@ fn validate_task(
         }
     }
     if !multi_turn_without_script {
-        let v = score_with(rt, harness, task, &AgentSpec::Idle, score)?;
+        let v = checks.verdict(task, &AgentSpec::Idle)?;
         if v.scores.passed {
             out.errors.push(format!(
                 "a do-nothing agent passes (score {:.4}): the rubric checks nothing the task asks for",

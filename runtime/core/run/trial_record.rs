@@ -1,5 +1,6 @@
-//! One trial end to end: build the agent (and simulated user), run the trial, judge it, write
-//! its trace and diff, and make the journal record.
+//! One trial end to end: build the agent (and simulated user), run the trial, write its trace
+//! and diff, judge it, and make the journal record. A run's workers, `clawrun replay` and
+//! `clawrun validate` all play and judge a trial through [`run_and_record`].
 
 use std::path::Path;
 
@@ -15,7 +16,7 @@ use super::grading::{Grading, TaskGrading};
 use crate::tools::InstallationError;
 use crate::trial::execution::not_started;
 use crate::trial::{
-    Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, TrialOutput, run_trial,
+    Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, TrialInputs, TrialOutput,
 };
 use crate::vfs::ChangeKind;
 
@@ -91,68 +92,14 @@ pub fn run_and_record(
     };
 
     let dir = cx.out.join(task.id()).join(trial.to_string());
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::write(dir.join("trace.jsonl"), output.trace_jsonl())
-        .with_context(|| format!("writing {}/trace.jsonl", dir.display()))?;
-    let mut base = task.base_vfs.fork();
-    let mut fin = output.vfs.fork();
-    let changes: Vec<(String, &'static str)> = crate::vfs::Vfs::diff(&mut base, &mut fin)
-        .into_iter()
-        .map(|c| {
-            let kind = match c.kind {
-                ChangeKind::Added => "added",
-                ChangeKind::Removed => "removed",
-                ChangeKind::Modified => "modified",
-            };
-            (c.path, kind)
-        })
-        .collect();
-    // Only a trial that changed the workspace gets the file (one file less per trial on disk
-    // for the rest; a missing changes.json means no change).
-    if !changes.is_empty() {
-        std::fs::write(
-            dir.join("changes.json"),
-            serde_json::to_vec_pretty(&changes)?,
-        )
-        .with_context(|| format!("writing {}/changes.json", dir.display()))?;
-    }
-
-    let mut status = match output.outcome {
-        Outcome::InfraError => Status::InfraError,
-        Outcome::TaskError => Status::TaskError,
-        _ => Status::Scored,
-    };
-    let mut error = output.error.clone();
-    // The judge's cached verdicts are keyed by the trial seed too (see README `--cache`).
-    let judge = models.judge.as_ref().map(|j| j.for_sample(output.seed));
-    let native = || {
-        rt.block_on(clawrun_judge::judge(
-            &task.loaded.task,
-            &output.evidence,
-            judge.as_ref().map(|m| m as &dyn Complete),
-            cx.score,
-        ))
-    };
-    let (mut verdict, mut grader, mut native_verdict) = (None, None, None);
-    if status == Status::Scored {
-        match cx.grading.for_task(&task.loaded) {
-            TaskGrading::Native => verdict = Some(native()),
-            plan => {
-                grader = Some("claw-eval".to_string());
-                if plan == TaskGrading::Both {
-                    native_verdict = Some(native());
-                }
-                match super::claw_eval_grading::grade(rt, cx, models, task, trial, &output, &dir) {
-                    Ok(v) => verdict = Some(v),
-                    Err(e) if InstallationError::is(&e) => return Err(e),
-                    Err(e) => {
-                        status = Status::TaskError;
-                        error = Some(format!("{e:#}"));
-                    }
-                }
-            }
-        }
-    }
+    write_trace_and_changes(task, &output, &dir)?;
+    let Judgement {
+        status,
+        error,
+        verdict,
+        grader,
+        native_verdict,
+    } = judge(rt, cx, models, task, trial, &output, &dir)?;
     Ok(TrialRecord {
         task_id: task.id().to_string(),
         category: task.loaded.task.category.clone().unwrap_or_default(),
@@ -179,6 +126,101 @@ pub fn run_and_record(
     })
 }
 
+/// Writes a trial's trace to `dir` and, when it changed the workspace, its `changes.json`.
+fn write_trace_and_changes(task: &TaskEnv, output: &TrialOutput, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("trace.jsonl"), output.trace_jsonl())
+        .with_context(|| format!("writing {}/trace.jsonl", dir.display()))?;
+    let mut base = task.base_vfs.fork();
+    let mut fin = output.vfs.fork();
+    let changes: Vec<(String, &'static str)> = crate::vfs::Vfs::diff(&mut base, &mut fin)
+        .into_iter()
+        .map(|c| {
+            let kind = match c.kind {
+                ChangeKind::Added => "added",
+                ChangeKind::Removed => "removed",
+                ChangeKind::Modified => "modified",
+            };
+            (c.path, kind)
+        })
+        .collect();
+    // Only a trial that changed the workspace gets the file (one file less per trial on disk
+    // for the rest; a missing changes.json means no change).
+    if !changes.is_empty() {
+        std::fs::write(
+            dir.join("changes.json"),
+            serde_json::to_vec_pretty(&changes)?,
+        )
+        .with_context(|| format!("writing {}/changes.json", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// A played trial's judgement: its status and error, and the verdicts of the grading chosen.
+struct Judgement {
+    status: Status,
+    error: Option<String>,
+    verdict: Option<clawrun_judge::Verdict>,
+    grader: Option<String>,
+    native_verdict: Option<clawrun_judge::Verdict>,
+}
+
+/// Judges `output` (trial `trial` of `task`, whose folder is `dir`) as `cx.grading` chooses:
+/// a trial that ended on a task or infrastructure error is not judged.
+fn judge(
+    rt: &tokio::runtime::Runtime,
+    cx: &TrialContext<'_>,
+    models: &WorkerModels,
+    task: &TaskEnv,
+    trial: u32,
+    output: &TrialOutput,
+    dir: &Path,
+) -> Result<Judgement> {
+    let mut status = match output.outcome {
+        Outcome::InfraError => Status::InfraError,
+        Outcome::TaskError => Status::TaskError,
+        _ => Status::Scored,
+    };
+    let mut error = output.error.clone();
+    // The judge's cached verdicts are keyed by the trial seed too (see README `--cache`).
+    let judge_model = models.judge.as_ref().map(|j| j.for_sample(output.seed));
+    let native = || {
+        rt.block_on(clawrun_judge::judge(
+            &task.loaded.task,
+            &output.evidence,
+            judge_model.as_ref().map(|m| m as &dyn Complete),
+            cx.score,
+        ))
+    };
+    let (mut verdict, mut grader, mut native_verdict) = (None, None, None);
+    if status == Status::Scored {
+        match cx.grading.for_task(&task.loaded) {
+            TaskGrading::Native => verdict = Some(native()),
+            plan => {
+                grader = Some("claw-eval".to_string());
+                if plan == TaskGrading::Both {
+                    native_verdict = Some(native());
+                }
+                match super::claw_eval_grading::grade(rt, cx, models, task, trial, output, dir) {
+                    Ok(v) => verdict = Some(v),
+                    Err(e) if InstallationError::is(&e) => return Err(e),
+                    Err(e) => {
+                        status = Status::TaskError;
+                        error = Some(format!("{e:#}"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(Judgement {
+        status,
+        error,
+        verdict,
+        grader,
+        native_verdict,
+    })
+}
+
 /// Builds the trial's agent and simulated user and runs it.
 fn start_and_run(
     rt: &tokio::runtime::Runtime,
@@ -198,16 +240,17 @@ fn start_and_run(
     let user = simulated_user(models, task, recorded.as_deref(), seed)?;
     let mut limits = Limits::of(task);
     limits.max_tokens = cx.max_tokens;
-    run_trial(
+    TrialInputs {
         rt,
-        cx.harness,
+        harness: cx.harness,
         task,
-        cx.seed,
+        run_seed: cx.seed,
         trial,
-        agent.as_mut(),
+        agent: agent.as_mut(),
         user,
-        &limits,
-    )
+        limits: &limits,
+    }
+    .run()
 }
 
 /// The simulated user of a multi-turn task: the recording when replaying, else an LLM playing

@@ -2,8 +2,12 @@
 //!
 //! - [`setup`]: a task's [`TaskEnv`] — base workspace snapshot, loaded services, tools, system
 //!   prompt, fault plan — built once per task and forked per trial in O(1).
-//! - [`execution`]: the agent loop; every step is a trace event; limits on turns, virtual and
-//!   real time, tokens.
+//! - [`execution`]: a trial's inputs ([`TrialInputs`]) and output; the agent loop, over the
+//!   steps of `steps.rs` (limits on turns, virtual and real time, tokens; the agent's turn, a
+//!   simulated user's round, tool calls); the Judge phase and the trace's end.
+//! - [`recorder`]: the trace as it is recorded: every step is an event at virtual time, faults
+//!   drained in after each tool call.
+//! - [`prompt`]: the task prompt and its attachments as the first user message.
 //! - [`dispatch`]: a tool call goes to a guest tool over the trial's VFS or to a service.
 //! - [`snapshot`]: the Judge phase's evidence: grader files enter, snapshot commands run, files
 //!   and audits are collected.
@@ -18,12 +22,15 @@ pub mod execution;
 pub mod firewall;
 pub mod network;
 pub mod presentation;
+pub mod prompt;
 pub mod recorded;
+pub mod recorder;
 pub mod seal;
 pub mod setup;
 pub mod snapshot;
+mod steps;
 pub mod user;
 
-pub use self::execution::{Limits, TrialOutput, run_trial};
+pub use self::execution::{Limits, TrialInputs, TrialOutput, run_trial};
 pub use self::setup::{Harness, TaskEnv, TrialEnv};
 pub use self::user::{LlmUser, ReplayUser, SimulatedUser, UserReply};

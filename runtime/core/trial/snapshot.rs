@@ -12,8 +12,8 @@ use clawrun_agents::trace::{CommandOutput, EventKind, SnapshotFile};
 use globset::{GlobBuilder, GlobSetBuilder};
 use serde_json::{Value, json};
 
-use super::execution::Recorder;
 use super::network;
+use super::recorder::Recorder;
 use super::seal;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use crate::tools::{ToolCall, ToolEnv, ToolState};
