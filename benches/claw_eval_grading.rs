@@ -6,26 +6,27 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use clawrun::claw_eval::{Checkout, ClawEvalGrader, JudgeDoor, Outcome, export};
+use clawrun::claw_eval::{Checkout, ClawEvalGrader, GraderOutcome, JudgeDoor, export};
 use clawrun::judge::ScoreConfig;
 use clawrun::run::AgentSpec;
-use clawrun::trial::{Harness, Limits, TaskEnv, TrialOutput, run_trial};
+use clawrun::trial::{Harness, Limits, TaskEnv, TrialInputs, TrialOutput};
 use criterion::Criterion;
 
 const TASK: &str = "tasks/T040_onboarding_coordinator";
 
 fn trial(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, n: u32) -> TrialOutput {
     let mut agent = AgentSpec::Oracle.build(task, None, 0).unwrap();
-    run_trial(
+    TrialInputs {
         rt,
         harness,
         task,
-        1,
-        n,
-        agent.as_mut(),
-        None,
-        &Limits::of(task),
-    )
+        run_seed: 1,
+        trial: n,
+        agent: agent.as_mut(),
+        user: None,
+        limits: &Limits::of(task),
+    }
+    .run()
     .unwrap()
 }
 
@@ -36,7 +37,7 @@ fn grade(rt: &tokio::runtime::Runtime, grader: &ClawEvalGrader, task: &TaskEnv, 
         .grade(&task.loaded, &exported, door, None, out.seed)
         .unwrap();
     assert!(
-        matches!(grading.outcome, Outcome::Graded(_)),
+        matches!(grading.outcome, GraderOutcome::Graded(_)),
         "{:?}",
         grading.outcome
     );

@@ -14,7 +14,7 @@ use clawrun::sandbox::cache::ComponentCache;
 use clawrun::sandbox::fs::SharedFs;
 use clawrun::sandbox::{RunConfig, Sandbox, SandboxConfig};
 use clawrun::tools::{ToolCall, ToolEnv, ToolState, Toolbox};
-use clawrun::trial::{Harness, Limits, TaskEnv, run_trial};
+use clawrun::trial::{Harness, Limits, TaskEnv, TrialInputs};
 use clawrun::vfs::Vfs;
 use criterion::Criterion;
 
@@ -113,16 +113,17 @@ fn main() {
         b.iter(|| {
             trial += 1;
             let mut agent = AgentSpec::Oracle.build(&task, None, 0).unwrap();
-            let out = run_trial(
-                &rt,
-                &harness,
-                &task,
-                1,
+            let out = TrialInputs {
+                rt: &rt,
+                harness: &harness,
+                task: &task,
+                run_seed: 1,
                 trial,
-                agent.as_mut(),
-                None,
-                &Limits::of(&task),
-            )
+                agent: agent.as_mut(),
+                user: None,
+                limits: &Limits::of(&task),
+            }
+            .run()
             .unwrap();
             let v = rt.block_on(clawrun::judge::judge(
                 &task.loaded.task,

@@ -10,7 +10,7 @@ use std::time::Instant;
 use clawrun::faults::{PlanOptions, plan_from_cli};
 use clawrun::judge::ScoreConfig;
 use clawrun::run::AgentSpec;
-use clawrun::trial::{Harness, Limits, TaskEnv, run_trial};
+use clawrun::trial::{Harness, Limits, TaskEnv, TrialInputs};
 use criterion::Criterion;
 
 /// The allocator the `clawrun` binary uses, so that the numbers are the binary's.
@@ -40,16 +40,17 @@ fn one_trial(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, tr
         .as_ref()
         .and_then(|u| u.script.as_ref())
         .map(|s| Box::new(s.start().unwrap()) as Box<dyn clawrun::trial::SimulatedUser>);
-    let out = run_trial(
+    let out = TrialInputs {
         rt,
         harness,
         task,
-        1,
+        run_seed: 1,
         trial,
-        agent.as_mut(),
+        agent: agent.as_mut(),
         user,
-        &Limits::of(task),
-    )
+        limits: &Limits::of(task),
+    }
+    .run()
     .unwrap();
     let v = rt.block_on(clawrun::judge::judge(
         &task.loaded.task,

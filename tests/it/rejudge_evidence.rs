@@ -12,7 +12,7 @@ use clawrun::agents::{AgentError, Block, Complete, Conversation, Message, Usage}
 use clawrun::run::runner::prepare_tasks;
 use clawrun::run::{AgentSpec, RunOptions};
 use clawrun::trial::recorded::{NO_FILES, evidence_from_trace};
-use clawrun::trial::{Harness, Limits, SimulatedUser, run_trial};
+use clawrun::trial::{Harness, Limits, SimulatedUser, TrialInputs};
 use clawrun_judge::{Evidence, ScoreConfig};
 use clawrun_report::{Status, TrialRecord};
 
@@ -113,16 +113,17 @@ fn a_trace_gives_back_every_bundled_task_s_evidence_and_judge_prompts() {
         };
         let seed = clawrun::faults::trial_seed(42, task.id(), 0);
         let mut agent = AgentSpec::Oracle.build(task, None, seed).unwrap();
-        let out = run_trial(
-            &rt,
-            &harness,
+        let out = TrialInputs {
+            rt: &rt,
+            harness: &harness,
             task,
-            42,
-            0,
-            agent.as_mut(),
+            run_seed: 42,
+            trial: 0,
+            agent: agent.as_mut(),
             user,
-            &Limits::of(task),
-        )
+            limits: &Limits::of(task),
+        }
+        .run()
         .unwrap();
         let id = task.id();
         let ev = evidence_from_trace(&out.events, &t.prompt.text).unwrap();

@@ -45,7 +45,7 @@ pub const GRADING_FUEL: u64 = 100_000_000_000;
 
 /// What a Claw-Eval grader said about a trial.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
+pub enum GraderOutcome {
     /// It graded the trial.
     Graded(Graded),
     /// It used a judge and none was available; the reason.
@@ -79,7 +79,7 @@ impl Graded {
 /// One grading: its outcome and the record kept in the run folder (`grading.json`).
 pub struct Grading {
     /// What the grader said.
-    pub outcome: Outcome,
+    pub outcome: GraderOutcome,
     /// The driver's result, the judge exchanges and the interpreter's output.
     pub record: Value,
 }
@@ -223,7 +223,7 @@ impl ClawEvalGrader {
             }
             // The interpreter died (out of fuel, a trap): this grading failed, the next one
             // gets a fresh server.
-            Err(why) => (Outcome::Died(why.to_string()), Value::Null),
+            Err(why) => (GraderOutcome::Died(why.to_string()), Value::Null),
         };
         // What the grader printed is kept beside its result, not in it. (Fuel is not recorded:
         // a warm interpreter's cost depends on what it graded before.)
@@ -248,10 +248,10 @@ impl ClawEvalGrader {
 
 /// The driver's result file as an outcome, and the result without its captured output (which
 /// the record keeps beside it).
-fn read_result(written: Option<&[u8]>) -> (Outcome, Value) {
+fn read_result(written: Option<&[u8]>) -> (GraderOutcome, Value) {
     let Some(bytes) = written else {
         return (
-            Outcome::Failed("the grader wrote no result".into()),
+            GraderOutcome::Failed("the grader wrote no result".into()),
             Value::Null,
         );
     };
@@ -259,16 +259,16 @@ fn read_result(written: Option<&[u8]>) -> (Outcome, Value) {
         Ok(v) => v,
         Err(e) => {
             return (
-                Outcome::Failed(format!("the grading driver's result is not JSON: {e}")),
+                GraderOutcome::Failed(format!("the grading driver's result is not JSON: {e}")),
                 Value::Null,
             );
         }
     };
     let outcome = match serde_json::from_value::<DriverResult>(value.clone()) {
-        Ok(DriverResult::Graded(g)) => Outcome::Graded(g),
-        Ok(DriverResult::NeedsJudge { reason }) => Outcome::NeedsJudge(reason),
-        Ok(DriverResult::Error { error }) => Outcome::Failed(error),
-        Err(e) => Outcome::Failed(format!("the grading driver's result is malformed: {e}")),
+        Ok(DriverResult::Graded(g)) => GraderOutcome::Graded(g),
+        Ok(DriverResult::NeedsJudge { reason }) => GraderOutcome::NeedsJudge(reason),
+        Ok(DriverResult::Error { error }) => GraderOutcome::Failed(error),
+        Err(e) => GraderOutcome::Failed(format!("the grading driver's result is malformed: {e}")),
     };
     (outcome, value)
 }

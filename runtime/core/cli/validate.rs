@@ -40,7 +40,7 @@ pub struct ValidateArgs {
 }
 
 /// One task's validation.
-struct Outcome {
+struct TaskValidation {
     /// Problems that fail validation.
     errors: Vec<String>,
     /// Notes.
@@ -197,8 +197,8 @@ impl Drop for Scratch {
 }
 
 /// Validates one prepared task.
-fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<Outcome> {
-    let mut out = Outcome {
+fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<TaskValidation> {
+    let mut out = TaskValidation {
         errors: Vec::new(),
         notes: Vec::new(),
     };

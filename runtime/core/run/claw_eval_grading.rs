@@ -11,7 +11,7 @@ use clawrun_agents::Complete;
 use clawrun_judge::Verdict;
 
 use super::trial_record::{TrialContext, WorkerModels};
-use crate::claw_eval::{JudgeDoor, Outcome, export, verdict};
+use crate::claw_eval::{GraderOutcome, JudgeDoor, export, verdict};
 use crate::trial::{TaskEnv, TrialOutput};
 
 /// The folder of a trial's Claw-Eval evidence and grading record.
@@ -66,12 +66,12 @@ pub fn grade(
     let calls = &output.evidence.calls;
     let faults = output.evidence.faults_seen;
     match grading.outcome {
-        Outcome::Graded(g) => Ok(verdict::graded(&g, calls, faults)),
-        Outcome::NeedsJudge(reason) => Ok(verdict::needs_judge(&reason, calls, faults)),
+        GraderOutcome::Graded(g) => Ok(verdict::graded(&g, calls, faults)),
+        GraderOutcome::NeedsJudge(reason) => Ok(verdict::needs_judge(&reason, calls, faults)),
         // A grader that raises scores the trial 0 rather than leaving it out: the evidence it
         // choked on is the agent's (malformed tool arguments, say), and a trial left out of the
         // scores would raise the agent's mean. Claw-Eval discards and re-runs such trials.
-        Outcome::Failed(traceback) => Ok(verdict::grader_failed(
+        GraderOutcome::Failed(traceback) => Ok(verdict::grader_failed(
             &format!(
                 "{} (the traceback is in {}/{trial}/{FOLDER}/grading.json)",
                 last_line(&traceback),
@@ -80,7 +80,7 @@ pub fn grade(
             calls,
             faults,
         )),
-        Outcome::Died(why) => Err(anyhow!(
+        GraderOutcome::Died(why) => Err(anyhow!(
             "the Claw-Eval grading interpreter failed: {} (see {}/{trial}/{FOLDER}/grading.json)",
             last_line(&why),
             task.id()

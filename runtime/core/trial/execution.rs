@@ -102,32 +102,6 @@ pub struct TrialInputs<'a> {
     pub limits: &'a Limits,
 }
 
-/// Runs trial `trial` of `task` with `agent` and, for multi-turn tasks, `user` (see
-/// [`TrialInputs`]): [`TrialInputs::run`] with its inputs as arguments.
-#[allow(clippy::too_many_arguments)]
-pub fn run_trial(
-    rt: &tokio::runtime::Runtime,
-    harness: &Harness,
-    task: &TaskEnv,
-    run_seed: u64,
-    trial: u32,
-    agent: &mut dyn Agent,
-    user: Option<Box<dyn SimulatedUser>>,
-    limits: &Limits,
-) -> Result<TrialOutput> {
-    TrialInputs {
-        rt,
-        harness,
-        task,
-        run_seed,
-        trial,
-        agent,
-        user,
-        limits,
-    }
-    .run()
-}
-
 impl TrialInputs<'_> {
     /// Runs the trial: Setup fork, Execution (the agent loop), Judge-phase evidence.
     pub fn run(self) -> Result<TrialOutput> {

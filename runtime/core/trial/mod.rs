@@ -31,6 +31,6 @@ pub mod snapshot;
 mod steps;
 pub mod user;
 
-pub use self::execution::{Limits, TrialInputs, TrialOutput, run_trial};
+pub use self::execution::{Limits, TrialInputs, TrialOutput};
 pub use self::setup::{Harness, TaskEnv, TrialEnv};
 pub use self::user::{LlmUser, ReplayUser, SimulatedUser, UserReply};

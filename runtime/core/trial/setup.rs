@@ -213,15 +213,13 @@ impl TaskEnv {
         if let Some(section) = &task.faults {
             let section = crate::faults::FaultsSection::from_node(section.clone());
             let origin = loaded.field_file("faults");
-            let plan = section
-                .compile(
-                    PlanSource {
-                        origin: &origin,
-                        field: "faults",
-                    },
-                    &PlanOptions::new(0),
-                )
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let plan = section.compile(
+                PlanSource {
+                    origin: &origin,
+                    field: "faults",
+                },
+                &PlanOptions::new(0),
+            )?;
             rules.extend(plan.rules().iter().cloned());
         }
         if let Some(run) = run_plan {
