@@ -20,10 +20,15 @@ pub struct Verbosity {
 const OWN_CRATES: &[&str] = &[
     "clawrun",
     "clawrun_vfs",
+    "clawrun_hostcall",
+    "clawrun_faults",
+    "clawrun_web",
+    "clawrun_services",
     "clawrun_task",
     "clawrun_agents",
     "clawrun_judge",
     "clawrun_report",
+    "clawrun_web_text",
     "clawrun_pdf",
 ];
 
@@ -75,5 +80,37 @@ mod tests {
         assert!(of(2, false).contains(",clawrun_agents=debug"));
         assert!(of(3, false).contains(",clawrun_judge=trace"));
         assert_eq!(of(4, false), "trace");
+    }
+
+    /// Every crate of the workspace (and the pdf crate the services share with the guest
+    /// tools) is one `-v` raises: a crate split off the root keeps its logs.
+    #[test]
+    fn every_workspace_crate_is_an_own_crate() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        let members = manifest
+            .split_once("members = [")
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .unwrap()
+            .0;
+        let mut folders: Vec<&str> = members
+            .split(',')
+            .map(|m| m.trim().trim_matches('"'))
+            .filter(|m| !m.is_empty())
+            .collect();
+        folders.push("guest_tools/pdf");
+        for folder in folders {
+            let text = std::fs::read_to_string(root.join(folder).join("Cargo.toml")).unwrap();
+            let name = text
+                .lines()
+                .find_map(|l| l.strip_prefix("name = \""))
+                .and_then(|n| n.strip_suffix('"'))
+                .unwrap();
+            let krate = name.replace('-', "_");
+            assert!(
+                super::OWN_CRATES.contains(&krate.as_str()),
+                "{folder}: crate {krate} is missing from OWN_CRATES"
+            );
+        }
     }
 }
