@@ -54,6 +54,16 @@ pub fn task_columns(k: u32, priced: bool) -> Vec<Column> {
             ..col("hatk", format!("(c/n)^{k}"), "", 6)
         },
         col("flip", "flip", "flip", 3),
+    ];
+    cols.extend(spending(priced));
+    cols.push(col("trials", "trials", "trials", 7));
+    cols
+}
+
+/// The columns both tables end with: faults, infrastructure errors, unjudged trials, tokens,
+/// wall time and, when `priced`, cost.
+fn spending(priced: bool) -> Vec<Column> {
+    let mut cols = vec![
         col("faults", "faults", "faults", 4),
         col("infra", "infra", "infra", 3),
         col("unjudged", "unjudged", "unjudged", 1),
@@ -63,7 +73,6 @@ pub fn task_columns(k: u32, priced: bool) -> Vec<Column> {
     if priced {
         cols.push(col("cost", "cost", "cost", 2));
     }
-    cols.push(col("trials", "trials", "trials", 7));
     cols
 }
 
@@ -89,14 +98,7 @@ pub fn aggregate_columns(k: u32, priced: bool) -> Vec<Column> {
         ),
         col("allk", format!("all{k}"), format!("all {k} pass"), 4),
         col("flip", "flip rate", "flip rate", 3),
-        col("faults", "faults", "faults", 4),
-        col("infra", "infra", "infra", 3),
-        col("unjudged", "unjudged", "unjudged", 1),
-        col("tokens", "tokens in/out", "tokens in/out", 5),
-        col("wall", "wall", "wall", 5),
     ];
-    if priced {
-        cols.push(col("cost", "cost", "cost", 2));
-    }
+    cols.extend(spending(priced));
     cols
 }

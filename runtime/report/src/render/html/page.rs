@@ -195,12 +195,18 @@ pub fn aggregate_row(kind: &str, a: &Aggregate, priced: bool) -> String {
     if priced {
         cells.push(cost(a.totals.cost_usd));
     }
+    debug_assert_eq!(cells.len(), shown_columns(aggregate_columns(0, priced)));
     let mut out = format!("<tr class=\"{kind}\">");
     for c in cells {
         out.push_str(&format!("<td>{c}</td>"));
     }
     out.push_str("</tr>\n");
     out
+}
+
+/// How many of `cols` the page shows.
+fn shown_columns(cols: Vec<crate::render::columns::Column>) -> usize {
+    cols.iter().filter(|c| c.html.is_some()).count()
 }
 
 /// The per-task table; headers sort it when clicked (with JS).
@@ -286,6 +292,8 @@ fn task_row(t: &TaskSummary, priced: bool) -> String {
             cost(t.totals.cost_usd),
         ));
     }
+    // The chips cell follows.
+    debug_assert_eq!(cells.len() + 1, shown_columns(task_columns(0, priced)));
     let mut out = format!("<tr data-task=\"{}\">", esc(&t.task_id));
     for (v, shown) in cells {
         out.push_str(&format!("<td data-v=\"{v}\">{shown}</td>"));
