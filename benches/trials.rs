@@ -167,7 +167,8 @@ fn main() {
 /// folder, plus its journal line).
 fn t002_breakdown(c: &mut Criterion, rt: &tokio::runtime::Runtime, harness: &Harness) {
     use clawrun::run::grading::Grading;
-    use clawrun::run::trial_record::{TrialContext, WorkerModels, run_and_record};
+    use clawrun::run::trace_pack::{TracePack, TraceWriter};
+    use clawrun::run::trial_record::{TrialContext, Worker, run_and_record};
     use clawrun::tools::ToolState;
     use clawrun::trial::dispatch::call_tool;
 
@@ -213,12 +214,13 @@ fn t002_breakdown(c: &mut Criterion, rt: &tokio::runtime::Runtime, harness: &Har
         score: &score,
         grading: &grading,
     };
-    let models = WorkerModels::new(&cx).unwrap();
+    let pack = TracePack::open(out.path(), "0", 0).unwrap();
+    let mut worker = Worker::new(&cx, TraceWriter::Pack(pack)).unwrap();
     let tasks = [task];
     group.bench_function("trial_recorded", |b| {
         b.iter(|| {
             trial = trial.wrapping_add(1);
-            let record = run_and_record(rt, &cx, &models, &tasks[0], trial).unwrap();
+            let record = run_and_record(rt, &cx, &mut worker, &tasks[0], trial).unwrap();
             black_box(record.to_line())
         })
     });

@@ -177,3 +177,27 @@ pub fn run_native(program: &Path, args: &[&str]) -> String {
         .expect("native run");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// The trace of trial `trial` of `task` in run folder `run`, as its latest journal record
+/// names it (a span of a trace pack, or a file of its own).
+pub fn trial_trace(run: &Path, task: &str, trial: u32) -> Vec<u8> {
+    let mut journals: Vec<PathBuf> = std::fs::read_dir(run)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("journal") && name.ends_with(".jsonl")
+        })
+        .collect();
+    journals.sort();
+    let record = journals
+        .iter()
+        .flat_map(|j| {
+            let text = std::fs::read_to_string(j).unwrap();
+            clawrun::report::read_journal(text.as_bytes(), "journal").unwrap()
+        })
+        .map(|s| s.record)
+        .rfind(|r| r.task_id == task && r.trial == trial)
+        .unwrap_or_else(|| panic!("{}: no record of {task}/{trial}", run.display()));
+    record.trace_bytes(run).unwrap()
+}

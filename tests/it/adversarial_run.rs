@@ -357,13 +357,28 @@ fn the_shards_of_one_folder_must_agree() {
 }
 
 #[test]
-fn a_deleted_trace_is_named_by_report_and_run_again_on_resume() {
+fn a_lost_trace_is_named_by_report_and_run_again_on_resume() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = fixture_suite();
     let out = tmp.path().join("run");
     assert!(run(&suite, &out, 2, &[]).status.success());
-    let trace = out.join("e2e_mail/1/trace.jsonl");
-    std::fs::remove_file(&trace).unwrap();
+    // On one worker the journal's last record names the end of the one pack: cutting the pack
+    // there loses that trial's trace (as a crash before the pack reached the disk would).
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let last: clawrun::report::TrialRecord =
+        serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+    let span = last.trace_span.expect("a run writes trace packs");
+    assert_eq!(last.trace, "traces/0.jsonl");
+    let pack = out.join(&last.trace);
+    assert_eq!(std::fs::metadata(&pack).unwrap().len(), span.end());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&pack)
+        .unwrap()
+        .set_len(span.offset + span.len / 2)
+        .unwrap();
+    let location = out.join(last.trace_location());
+    let key = last.key();
 
     let html = tmp.path().join("r.html");
     let report = clawrun(&["report"])
@@ -376,8 +391,8 @@ fn a_deleted_trace_is_named_by_report_and_run_again_on_resume() {
     assert_eq!(report.status.code(), Some(1), "{err}");
     assert!(
         err.contains(&format!(
-            "{}: the trace of trial e2e_mail/1 is missing",
-            trace.display()
+            "{}: the trace of trial {key} is missing",
+            location.display()
         )) && err.contains("clawrun run --resume --out"),
         "{err}"
     );
@@ -396,13 +411,19 @@ fn a_deleted_trace_is_named_by_report_and_run_again_on_resume() {
     assert!(resumed.status.success(), "{err}");
     assert!(
         err.contains(&format!(
-            "{} is missing: running trial e2e_mail/1 again",
-            trace.display()
+            "{} is missing: running trial {key} again",
+            location.display()
         )),
         "{err}"
     );
-    assert!(trace.is_file());
-    assert_eq!(lines(&out.join("journal.jsonl")), 5);
+    // The torn half is cut: the trial's new trace starts where its lost one did.
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 5);
+    let again: clawrun::report::TrialRecord =
+        serde_json::from_str(journal.lines().last().unwrap()).unwrap();
+    assert_eq!(again.key(), key);
+    assert_eq!(again.trace_span.unwrap().offset, span.offset);
+    assert!(again.trace_present(&out));
     let report = clawrun(&["report"])
         .arg(&out)
         .arg("--html")

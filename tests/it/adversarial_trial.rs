@@ -33,8 +33,8 @@ fn run_script(
     let records = result.records().unwrap();
     assert_eq!(records.len(), 1);
     let record = records.into_iter().next().unwrap();
-    let file = std::fs::File::open(out.path().join(&record.trace)).unwrap();
-    let events = read_trace(std::io::BufReader::new(file)).unwrap();
+    let bytes = record.trace_bytes(out.path()).unwrap();
+    let events = read_trace(bytes.as_slice()).unwrap();
     (record, events)
 }
 
@@ -382,8 +382,8 @@ fn a_task_that_cannot_be_played_is_that_trials_record_and_the_run_goes_on() {
     );
     assert!(broken.verdict.is_none());
     // Its trace is written, and ends with the reason.
-    let file = std::fs::File::open(out.path().join(&broken.trace)).unwrap();
-    let events = read_trace(std::io::BufReader::new(file)).unwrap();
+    let bytes = broken.trace_bytes(out.path()).unwrap();
+    let events = read_trace(bytes.as_slice()).unwrap();
     assert!(matches!(
         &events.last().unwrap().kind,
         EventKind::TraceEnd { error: Some(e), .. } if e.contains("no `oracle:` section")

@@ -843,7 +843,7 @@ fn fault_events_of_run(plan: &str, seed: u64) -> Vec<Vec<String>> {
     (0..4)
         .map(|trial| {
             let trace =
-                std::fs::read_to_string(out.join(format!("T002_email_triage/{trial}/trace.jsonl")))
+                String::from_utf8(crate::common::trial_trace(&out, "T002_email_triage", trial))
                     .unwrap();
             trace
                 .lines()

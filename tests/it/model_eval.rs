@@ -76,11 +76,8 @@ fn run_mail_seed(server: &MockLlm, out: &Path, cache: &Path, seed: &str, extra: 
 
 /// The `cached` flags of the assistant messages of trial `trial` in run `out`.
 fn cached_flags(out: &Path, trial: u32) -> Vec<bool> {
-    let path = out
-        .join("e2e_mail")
-        .join(trial.to_string())
-        .join("trace.jsonl");
-    let events = read_trace(std::io::BufReader::new(std::fs::File::open(path).unwrap())).unwrap();
+    let trace = crate::common::trial_trace(out, "e2e_mail", trial);
+    let events = read_trace(trace.as_slice()).unwrap();
     events
         .iter()
         .filter_map(|e| match &e.kind {

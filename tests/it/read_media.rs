@@ -206,13 +206,9 @@ fn images_reach_the_model_inside_tool_results_and_the_trace_by_hash() {
     );
 
     // The trace names the image by hash and size; its bytes stay out.
-    let trace_path = out.join(&record.trace);
-    let text = std::fs::read_to_string(&trace_path).unwrap();
-    assert!(!text.contains(&data));
-    let events = read_trace(std::io::BufReader::new(
-        std::fs::File::open(&trace_path).unwrap(),
-    ))
-    .unwrap();
+    let trace = record.trace_bytes(&out).unwrap();
+    assert!(!String::from_utf8_lossy(&trace).contains(&data));
+    let events = read_trace(trace.as_slice()).unwrap();
     let images = events
         .iter()
         .find_map(|e| match &e.kind {
@@ -224,6 +220,7 @@ fn images_reach_the_model_inside_tool_results_and_the_trace_by_hash() {
     assert_eq!(images[0].media_type, "image/png");
     assert_eq!(images[0].hash, blake3::hash(CHART_PNG).to_hex().to_string());
     assert_eq!(images[0].size, CHART_PNG.len() as u64);
+    let text = String::from_utf8(trace).unwrap();
     let line = text
         .lines()
         .find(|l| l.contains("\"tool_result\""))

@@ -181,8 +181,8 @@ fn rejudging_the_golden_run_without_a_model_gives_back_every_recorded_verdict() 
         let folder = suite.find(&record.task_id).unwrap().unwrap();
         let loaded = suite.load(&folder).unwrap();
         assert_eq!(loaded.hash_hex(), record.task_hash, "{}", record.task_id);
-        let file = std::fs::File::open(golden.join(&record.trace)).unwrap();
-        let events = read_trace(std::io::BufReader::new(file)).unwrap();
+        let bytes = record.trace_bytes(&golden).unwrap();
+        let events = read_trace(bytes.as_slice()).unwrap();
         let ev = evidence_from_trace(&events, &loaded.task.prompt.text).unwrap();
         let recorded = record.verdict.as_ref().unwrap();
         let (again, _) = rt
@@ -211,8 +211,8 @@ fn without_its_files_a_trace_judges_file_checks_as_unjudged_never_as_failed() {
     let loaded = suite
         .load(&suite.find(&record.task_id).unwrap().unwrap())
         .unwrap();
-    let file = std::fs::File::open(golden.join(&record.trace)).unwrap();
-    let events = read_trace(std::io::BufReader::new(file)).unwrap();
+    let bytes = record.trace_bytes(&golden).unwrap();
+    let events = read_trace(bytes.as_slice()).unwrap();
     let ev = evidence_from_trace(&events, &loaded.task.prompt.text).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -269,7 +269,7 @@ fn tokens_wall_time_and_cost_are_totalled_from_a_model_run() {
         ],
     );
     // the trace records the cached tokens; the journal carries them; wall times sit outside
-    let trace = std::fs::read_to_string(out.join("e2e_mail/0/trace.jsonl")).unwrap();
+    let trace = String::from_utf8(crate::common::trial_trace(&out, "e2e_mail", 0)).unwrap();
     assert!(
         trace.contains(
             "\"usage\":{\"input_tokens\":1000,\"output_tokens\":50,\"cached_input_tokens\":400}"

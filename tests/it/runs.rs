@@ -38,11 +38,20 @@ fn clawrun_run(out: &Path, trials: u32, extra: &[&str]) -> Command {
 }
 
 /// The journal's lines, sorted (workers finish in any order).
-fn sorted_lines(path: &Path) -> Vec<String> {
+/// The journal's records at `path` (in run folder `run`), sorted, each with its trace's bytes
+/// in place of where they are: which pack and span a trace went to depends on which worker ran
+/// the trial, everything else is the run's own.
+fn sorted_records(run: &Path, path: &Path) -> Vec<String> {
     let mut lines: Vec<String> = std::fs::read_to_string(path)
         .unwrap()
         .lines()
-        .map(str::to_string)
+        .map(|line| {
+            let mut record: clawrun::report::TrialRecord = serde_json::from_str(line).unwrap();
+            let trace = record.trace_bytes(run).unwrap();
+            record.trace = format!("blake3:{}", blake3::hash(&trace));
+            record.trace_span = None;
+            record.to_line()
+        })
         .collect();
     lines.sort();
     lines
@@ -95,8 +104,8 @@ fn kill_9_then_resume_equals_an_uninterrupted_run() {
         String::from_utf8_lossy(&resumed.stderr)
     );
     assert_eq!(
-        sorted_lines(&cut.join("journal.jsonl")),
-        sorted_lines(&whole.join("journal.jsonl"))
+        sorted_records(&cut, &cut.join("journal.jsonl")),
+        sorted_records(&whole, &whole.join("journal.jsonl"))
     );
     // Without --resume an existing run folder is refused.
     let again = clawrun_run(&cut, trials, &[]).output().unwrap();
@@ -126,8 +135,8 @@ fn two_shards_merged_equal_the_unsharded_run() {
         .output()
         .unwrap();
     assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
-    let one = sorted_lines(&sharded.join("journal.shard-0-of-2.jsonl"));
-    let two = sorted_lines(&sharded.join("journal.shard-1-of-2.jsonl"));
+    let one = sorted_records(&sharded, &sharded.join("journal.shard-0-of-2.jsonl"));
+    let two = sorted_records(&sharded, &sharded.join("journal.shard-1-of-2.jsonl"));
     assert_eq!(one.len() + two.len(), 10);
     assert!(!one.is_empty() && !two.is_empty());
 
@@ -151,7 +160,7 @@ fn two_shards_merged_equal_the_unsharded_run() {
     );
     let mut merged: Vec<String> = one.into_iter().chain(two).collect();
     merged.sort();
-    assert_eq!(merged, sorted_lines(&whole.join("journal.jsonl")));
+    assert_eq!(merged, sorted_records(&whole, &whole.join("journal.jsonl")));
 }
 
 #[test]
@@ -259,4 +268,99 @@ fn without_wall_times(json: &str) -> serde_json::Value {
     let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
     strip(&mut v);
     v
+}
+
+#[test]
+fn traces_go_to_one_pack_per_worker_or_one_file_per_trial_and_trace_prints_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (packed, files) = (tmp.path().join("packed"), tmp.path().join("files"));
+    for (out, extra) in [(&packed, &[][..]), (&files, &["--traces", "files"][..])] {
+        let done = clawrun_run(out, 3, extra).output().unwrap();
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+    }
+    // Same trials, same traces, wherever they are.
+    assert_eq!(
+        sorted_records(&packed, &packed.join("journal.jsonl")),
+        sorted_records(&files, &files.join("journal.jsonl"))
+    );
+    let records = |run: &Path| -> Vec<clawrun::report::TrialRecord> {
+        std::fs::read_to_string(run.join("journal.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    // Two workers: two packs, no folder per trial; each pack is the traces its worker wrote,
+    // one after another, as the spans say.
+    let packed_records = records(&packed);
+    assert!(packed_records.iter().all(|r| r.trace_span.is_some()));
+    let mut packs: Vec<String> = packed_records.iter().map(|r| r.trace.clone()).collect();
+    packs.sort();
+    packs.dedup();
+    assert_eq!(packs, ["traces/0.jsonl", "traces/1.jsonl"]);
+    // (Only trials that changed the workspace get a folder, for their changes.json.)
+    assert!(!packed.join("e2e_chat").exists());
+    assert!(!packed.join("e2e_mail/0/trace.jsonl").exists());
+    assert!(packed.join("e2e_mail/0/changes.json").is_file());
+    for pack in &packs {
+        let mut spans: Vec<_> = packed_records
+            .iter()
+            .filter(|r| &r.trace == pack)
+            .map(|r| r.trace_span.unwrap())
+            .collect();
+        spans.sort_by_key(|s| s.offset);
+        let covered = spans
+            .iter()
+            .try_fold(0, |at, s| (s.offset == at).then(|| s.end()));
+        assert_eq!(
+            covered,
+            Some(std::fs::metadata(packed.join(pack)).unwrap().len())
+        );
+    }
+    assert!(
+        records(&files).iter().all(|r| r.trace_span.is_none()
+            && r.trace == format!("{}/{}/trace.jsonl", r.task_id, r.trial))
+    );
+
+    // `clawrun trace` prints a trial's trace, a task's, or the run's, in order.
+    let trace = |target: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+            .arg("trace")
+            .arg(target)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for run in [&packed, &files] {
+        let one = trace(&run.join("e2e_mail/1"));
+        assert_eq!(one.0, Some(0), "{}", one.2);
+        assert_eq!(one.1, crate::common::trial_trace(run, "e2e_mail", 1));
+        let task = trace(&run.join("e2e_mail"));
+        let want: Vec<u8> = (0..3)
+            .flat_map(|t| crate::common::trial_trace(run, "e2e_mail", t))
+            .collect();
+        assert_eq!(task.1, want);
+        let all = trace(run);
+        assert_eq!(
+            String::from_utf8(all.1)
+                .unwrap()
+                .matches("\"type\":\"trace_start\"")
+                .count(),
+            packed_records.len()
+        );
+    }
+    let (code, _, err) = trace(&packed.join("e2e_mail/7"));
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("e2e_mail/7: the run recorded no such trial"),
+        "{err}"
+    );
 }

@@ -8,6 +8,7 @@ use clawrun::agents::llm::{ModelConfig, Provider, install_crypto_provider};
 use clawrun::agents::mock::{Script, serve_mock_llm};
 use clawrun::agents::trace::{EventKind, Outcome, read_trace};
 use clawrun::report::Status;
+use clawrun::run::agent_spec::RecordedRun;
 use clawrun::run::{AgentSpec, RunOptions, run};
 use clawrun::trial::{Harness, TaskEnv, firewall};
 
@@ -88,10 +89,7 @@ fn mail_through(provider: Provider) {
     let verdict = record.verdict.as_ref().unwrap();
     assert!(verdict.scores.passed, "{verdict:#?}");
 
-    let events = read_trace(std::io::BufReader::new(
-        std::fs::File::open(out.join(&record.trace)).unwrap(),
-    ))
-    .unwrap();
+    let events = read_trace(record.trace_bytes(&out).unwrap().as_slice()).unwrap();
     let kinds: Vec<&str> = events
         .iter()
         .map(|e| match &e.kind {
@@ -152,14 +150,14 @@ fn mail_through(provider: Provider) {
     let again = tmp.path().join("again");
     let replayed = run(&options(
         &["e2e_mail"],
-        AgentSpec::Replay(out.clone()),
+        AgentSpec::Replay(RecordedRun::new(&out)),
         &again,
     ))
     .unwrap()
     .records()
     .unwrap();
-    let a = std::fs::read(out.join(&record.trace)).unwrap();
-    let b = std::fs::read(again.join(&replayed[0].trace)).unwrap();
+    let a = record.trace_bytes(&out).unwrap();
+    let b = replayed[0].trace_bytes(&again).unwrap();
     assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
     assert_eq!(replayed[0].verdict.as_ref().unwrap().scores, verdict.scores);
 }
@@ -193,20 +191,25 @@ fn oracle_with_faults_replays_identically() {
             .all(|r| r.verdict.as_ref().unwrap().scores.passed)
     );
     let again = tmp.path().join("again");
-    let mut r = options(&["e2e_mail"], AgentSpec::Replay(out.clone()), &again);
+    let mut r = options(
+        &["e2e_mail"],
+        AgentSpec::Replay(RecordedRun::new(&out)),
+        &again,
+    );
     r.trials = 3;
     r.faults = o.faults.clone();
     let second = run(&r).unwrap();
     for (a, b) in first.iter().zip(&second.records().unwrap()) {
         assert_eq!(a.root_hash, b.root_hash);
-        assert_eq!(
-            std::fs::read(out.join(&a.trace)).unwrap(),
-            std::fs::read(again.join(&b.trace)).unwrap()
-        );
+        assert_eq!(a.trace_bytes(&out).unwrap(), b.trace_bytes(&again).unwrap());
     }
     // A different run seed takes different fault decisions: the replay then diverges.
     let diverged = tmp.path().join("diverged");
-    let mut d = options(&["e2e_mail"], AgentSpec::Replay(out.clone()), &diverged);
+    let mut d = options(
+        &["e2e_mail"],
+        AgentSpec::Replay(RecordedRun::new(&out)),
+        &diverged,
+    );
     d.trials = 3;
     d.faults = Some("none".into());
     let third = run(&d).unwrap();
@@ -279,10 +282,7 @@ fn multi_turn_scripted_user_offline_and_llm_user() {
     let r = &records[0];
     assert_eq!(r.status, Status::Scored, "{r:?}");
     assert_eq!(r.user_rounds, 1);
-    let events = read_trace(std::io::BufReader::new(
-        std::fs::File::open(out.join(&r.trace)).unwrap(),
-    ))
-    .unwrap();
+    let events = read_trace(r.trace_bytes(&out).unwrap().as_slice()).unwrap();
     assert!(events.iter().any(
         |e| matches!(&e.kind, EventKind::UserTurn { text, done: true, .. } if text.contains("with 20 years left"))
     ));
@@ -353,10 +353,7 @@ fn malformed_tool_arguments_are_reported_and_services_get_an_empty_object() {
         .records()
         .unwrap()
         .remove(0);
-    let events = read_trace(std::io::BufReader::new(
-        std::fs::File::open(out.join(&r.trace)).unwrap(),
-    ))
-    .unwrap();
+    let events = read_trace(r.trace_bytes(&out).unwrap().as_slice()).unwrap();
     let results: Vec<(String, String, bool, Option<u16>)> = events
         .iter()
         .filter_map(|e| match &e.kind {

@@ -203,7 +203,7 @@ fn ok(o: &Output) -> String {
 }
 
 fn trace(run: &Path, task: &str, trial: u32) -> Vec<u8> {
-    std::fs::read(run.join(task).join(trial.to_string()).join("trace.jsonl")).unwrap()
+    crate::common::trial_trace(run, task, trial)
 }
 
 /// The tool results of a trace, in order: (tool, output, is_error).

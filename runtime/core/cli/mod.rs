@@ -17,6 +17,7 @@ mod services;
 mod setup;
 mod size;
 mod tool;
+mod trace;
 mod validate;
 mod web_args;
 mod write_back;
@@ -57,6 +58,8 @@ enum Command {
     Report(report::ReportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
     Replay(replay::ReplayArgs),
+    /// Print recorded traces (JSONL) of a run, a task or one trial (`RUN/TASK/TRIAL`).
+    Trace(trace::TraceArgs),
     /// Re-score a finished run with an LLM judge from its traces (no agent runs again) into
     /// a new run folder.
     Judge(Box<judge::JudgeArgs>),
@@ -100,6 +103,7 @@ pub fn main() -> i32 {
         Command::Run(args) => run::run_command(*args, quiet),
         Command::Report(args) => report::report_command(args),
         Command::Replay(args) => replay::replay_command(args),
+        Command::Trace(args) => trace::trace_command(args),
         Command::Judge(args) => judge::judge_command(*args, quiet),
         Command::Validate(args) => validate::validate_command(args),
         Command::List(args) => list::list_command(args),

@@ -5,15 +5,17 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clawrun_report::Status;
 
 use super::UsageError;
 use super::output::outln;
 use super::report::load_runs;
+use crate::run::agent_spec::RecordedRun;
 use crate::run::grading::{GraderChoice, Grading};
 use crate::run::manifest::{RunMeta, sibling_manifests};
-use crate::run::trial_record::{TrialContext, WorkerModels, run_and_record};
+use crate::run::trace_pack::{TracePack, TraceWriter};
+use crate::run::trial_record::{TrialContext, Worker, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::Harness;
 use crate::web::{Web, WebMode, WebOptions};
@@ -30,7 +32,7 @@ pub struct ReplayArgs {
 }
 
 /// Splits `target` into the run folder and the optional task and trial.
-fn split_target(target: &Path) -> Result<(PathBuf, Option<String>, Option<u32>)> {
+pub(super) fn split_target(target: &Path) -> Result<(PathBuf, Option<String>, Option<u32>)> {
     let mut run = target.to_path_buf();
     let mut rest: Vec<String> = Vec::new();
     while !is_run_folder(&run) {
@@ -130,7 +132,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     task_ids.dedup();
     // Re-run trials go to a scratch folder, never into the recorded run.
     let scratch = std::env::temp_dir().join(format!("clawrun-replay-{}", std::process::id()));
-    let mut options = RunOptions::new(suite, AgentSpec::Replay(run.clone()), scratch);
+    let mut options = RunOptions::new(suite, AgentSpec::Replay(RecordedRun::new(&run)), scratch);
     options.tasks = task_ids;
     options.faults = meta.faults.clone();
     options.seed = meta.seed;
@@ -167,7 +169,10 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         grading: &grading,
     };
     // A replay calls no model: the recording answers.
-    let models = WorkerModels::new(&cx)?;
+    let mut worker = Worker::new(
+        &cx,
+        TraceWriter::Pack(TracePack::open(&options.out, "0", 0)?),
+    )?;
     let mut diverged = 0;
     for record in &records {
         let name = format!("{}/{}", record.task_id, record.trial);
@@ -185,9 +190,16 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
             diverged += 1;
             continue;
         }
-        let again = run_and_record(&rt, &cx, &models, task, record.trial)?;
-        let old = std::fs::read(run.join(&record.trace))?;
-        let new = std::fs::read(options.out.join(&again.trace))?;
+        let again = run_and_record(&rt, &cx, &mut worker, task, record.trial)?;
+        let old = record
+            .trace_bytes(&run)
+            .with_context(|| format!("reading {}", run.join(record.trace_location()).display()))?;
+        let new = again.trace_bytes(&options.out).with_context(|| {
+            format!(
+                "reading {}",
+                options.out.join(again.trace_location()).display()
+            )
+        })?;
         let problem = if let Some(err) = again.error.as_ref().filter(|_| record.error.is_none()) {
             Some(err.clone())
         } else if old != new {

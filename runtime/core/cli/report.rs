@@ -310,8 +310,8 @@ pub(super) fn views(
 ) -> Result<Vec<TrialView>> {
     let mut views = Vec::new();
     for (run, s) in sourced {
-        let trace = run.join(&s.record.trace);
-        if !trace.is_file() {
+        if !s.record.trace_present(run) {
+            let trace = run.join(s.record.trace_location());
             return Err(anyhow!(
                 "{}: the trace of trial {} is missing, so the HTML report cannot show it \
                  (hint: `clawrun run --resume --out {}` with the run's other options runs \

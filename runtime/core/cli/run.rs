@@ -13,6 +13,7 @@ use super::web_args::WebArgs;
 use crate::run::grading::GraderChoice;
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
+use crate::run::trace_pack::TraceLayout;
 use crate::run::{AgentSpec, RunOptions, Shard, run};
 
 /// Arguments of `clawrun run`.
@@ -117,6 +118,11 @@ pub struct RunArgs {
     /// third_party/claw-eval).
     #[arg(long, value_name = "DIR")]
     claw_eval: Option<PathBuf>,
+    /// How traces are written: `pack` (each worker's trials' traces appended to
+    /// traces/W.jsonl; the journal record names the file and the bytes) or `files` (one
+    /// TASK/N/trace.jsonl per trial; slower on disk). `clawrun trace RUN TASK/N` prints one.
+    #[arg(long, value_enum, default_value_t = TraceLayout::Pack)]
+    traces: TraceLayout,
     #[command(flatten)]
     web: WebArgs,
 }
@@ -194,6 +200,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         grader: args.grader,
         claw_eval: args.claw_eval.clone(),
         web: args.web.options(),
+        traces: args.traces,
     };
     let result = run(&options)?;
     let html = args.html.clone().unwrap_or_else(|| out.join("report.html"));

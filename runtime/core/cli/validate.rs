@@ -16,7 +16,8 @@ use crate::run::grading::{GraderChoice, Grading, TaskGrading};
 use crate::run::runner::{Prepared, Skipped, prepare_selection};
 use crate::run::selection::TaskFilter;
 use crate::run::status::{StatusCounts, TaskStatus, has_rubric};
-use crate::run::trial_record::{TrialContext, WorkerModels, run_and_record};
+use crate::run::trace_pack::{TracePack, TraceWriter};
+use crate::run::trial_record::{TrialContext, Worker, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
 use crate::trial::{Harness, TaskEnv, firewall};
 use crate::web::Web;
@@ -174,8 +175,12 @@ impl Checks<'_> {
             score: self.score,
             grading: self.grading,
         };
-        let models = WorkerModels::new(&cx)?;
-        let record = run_and_record(self.rt, &cx, &models, task, 0)?;
+        // One trial at a time: each starts the scratch folder's pack afresh.
+        let mut worker = Worker::new(
+            &cx,
+            TraceWriter::Pack(TracePack::open(self.scratch, "0", 0)?),
+        )?;
+        let record = run_and_record(self.rt, &cx, &mut worker, task, 0)?;
         match record.verdict {
             Some(v) if record.status == Status::Scored => Ok(v),
             _ => anyhow::bail!(

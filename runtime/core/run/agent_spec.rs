@@ -1,11 +1,16 @@
 //! `--agent`: which agent plays the trials, and how one is built for a given trial.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow};
 use clawrun_agents::llm::{LlmAgent, LlmClient, ModelConfig};
 use clawrun_agents::trace::{Event, read_trace};
 use clawrun_agents::{Agent, ReplayAgent, RetryPolicy, ScriptAgent, Step};
+use clawrun_report::{TraceSpan, trace_file};
+
+use super::journal::{run_journals, scan_heads};
 
 use crate::trial::TaskEnv;
 
@@ -17,7 +22,7 @@ pub enum AgentSpec {
     /// A script file (the `oracle` format: `steps` and `answer`), played without retries.
     Scripted(PathBuf),
     /// The recorded trials of an earlier run folder.
-    Replay(PathBuf),
+    Replay(RecordedRun),
     /// A model behind an OpenAI-compatible or Anthropic API.
     Model(ModelConfig),
     /// Answers at once without doing anything (what `validate` checks a rubric against).
@@ -52,7 +57,7 @@ impl AgentSpec {
             ("idle", "") => Ok(AgentSpec::Idle),
             ("careless", "") => Ok(AgentSpec::Careless),
             ("scripted", f) if !f.is_empty() => Ok(AgentSpec::Scripted(f.into())),
-            ("replay", r) if !r.is_empty() => Ok(AgentSpec::Replay(r.into())),
+            ("replay", r) if !r.is_empty() => Ok(AgentSpec::Replay(RecordedRun::new(r))),
             ("openai" | "anthropic" | "openrouter", m) if !m.is_empty() => {
                 Ok(ModelConfig::from_spec(text).map(AgentSpec::Model)?)
             }
@@ -66,7 +71,7 @@ impl AgentSpec {
             AgentSpec::Oracle => "oracle".into(),
             AgentSpec::Idle => "idle".into(),
             AgentSpec::Scripted(p) => format!("scripted:{}", p.display()),
-            AgentSpec::Replay(p) => format!("replay:{}", p.display()),
+            AgentSpec::Replay(run) => format!("replay:{}", run.dir().display()),
             AgentSpec::Model(m) => m.describe(),
             AgentSpec::Inline(name, _) => name.clone(),
             AgentSpec::Careless => "careless".into(),
@@ -148,9 +153,13 @@ impl AgentSpec {
             )),
             AgentSpec::Replay(run) => {
                 let events = recorded.ok_or_else(|| {
-                    anyhow!("{}: no recorded trace for {}", run.display(), task.id())
+                    anyhow!(
+                        "{}: no recorded trace for {}",
+                        run.dir().display(),
+                        task.id()
+                    )
                 })?;
-                Box::new(ReplayAgent::new(run.display().to_string(), events))
+                Box::new(ReplayAgent::new(run.dir().display().to_string(), events))
             }
             AgentSpec::Model(config) => Box::new(LlmAgent::from_client(match client {
                 Some(client) => client.for_sample(seed),
@@ -202,13 +211,63 @@ pub fn read_script(path: &Path) -> Result<(Vec<Step>, String)> {
     ))
 }
 
-/// The recorded trace of `task_id`/`trial` in run folder `run`.
-pub fn recorded_trace(run: &Path, task_id: &str, trial: u32) -> Result<Vec<Event>> {
-    let path = run
-        .join(task_id)
-        .join(trial.to_string())
-        .join("trace.jsonl");
-    let file = std::fs::File::open(&path)
-        .with_context(|| format!("opening the recorded trace {}", path.display()))?;
-    read_trace(std::io::BufReader::new(file)).map_err(|e| anyhow!("{}: {e}", path.display()))
+/// Where each trial of an earlier run folder keeps its trace, by (task, trial).
+type TraceIndex = BTreeMap<(String, u32), (String, Option<TraceSpan>)>;
+
+/// An earlier run folder whose trials `--agent replay:RUN` plays back. Where each trial's
+/// trace is (its pack and span) is read from the folder's journals once, on first use, and
+/// shared by the clones (the run's workers).
+#[derive(Clone, Debug)]
+pub struct RecordedRun {
+    dir: PathBuf,
+    index: Arc<Mutex<Option<Arc<TraceIndex>>>>,
+}
+
+impl RecordedRun {
+    /// The run folder `dir` (read when a trace is first asked for).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        RecordedRun {
+            dir: dir.into(),
+            index: Arc::default(),
+        }
+    }
+
+    /// The run folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The recorded trace of trial `trial` of `task_id` (its latest record's, when the trial
+    /// was recorded more than once).
+    pub fn trace(&self, task_id: &str, trial: u32) -> Result<Vec<Event>> {
+        let index = self.index()?;
+        let Some((trace, span)) = index.get(&(task_id.to_string(), trial)) else {
+            return Err(anyhow!(
+                "{}: the run recorded no trial {task_id}/{trial} (replay plays the trials its \
+                 journal holds)",
+                self.dir.display()
+            ));
+        };
+        let location = self.dir.join(trace_file::trace_location(trace, *span));
+        let bytes = trace_file::read_trace_bytes(&self.dir, trace, *span)
+            .with_context(|| format!("reading the recorded trace {}", location.display()))?;
+        read_trace(bytes.as_slice()).map_err(|e| anyhow!("{}: {e}", location.display()))
+    }
+
+    /// The index, read from the journals on the first call.
+    fn index(&self) -> Result<Arc<TraceIndex>> {
+        let mut slot = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(index) = slot.as_ref() {
+            return Ok(Arc::clone(index));
+        }
+        let mut index = TraceIndex::new();
+        for journal in run_journals(&self.dir) {
+            scan_heads(&journal, |_, head| {
+                index.insert((head.task_id, head.trial), (head.trace, head.trace_span));
+            })?;
+        }
+        let index = Arc::new(index);
+        *slot = Some(Arc::clone(&index));
+        Ok(index)
+    }
 }

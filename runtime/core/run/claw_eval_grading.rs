@@ -10,7 +10,7 @@ use anyhow::{Context, Result, anyhow};
 use clawrun_agents::Complete;
 use clawrun_judge::Verdict;
 
-use super::trial_record::{TrialContext, WorkerModels};
+use super::trial_record::{TrialContext, Worker};
 use crate::claw_eval::{GraderOutcome, JudgeDoor, export, verdict};
 use crate::trial::{TaskEnv, TrialOutput};
 
@@ -23,7 +23,7 @@ pub const FOLDER: &str = "claw-eval";
 pub fn grade(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
-    models: &WorkerModels,
+    worker: &Worker,
     task: &TaskEnv,
     trial: u32,
     output: &TrialOutput,
@@ -41,7 +41,7 @@ pub fn grade(
     std::fs::write(folder.join("env_snapshot.json"), &exported.env_snapshot)
         .with_context(|| format!("writing {}/env_snapshot.json", folder.display()))?;
 
-    let model: Option<Arc<dyn Complete>> = models
+    let model: Option<Arc<dyn Complete>> = worker
         .judge()
         .map(|j| Arc::new(j.for_sample(output.seed)) as Arc<dyn Complete>);
     let model_name = model.as_ref().map(|m| m.describe());

@@ -3,16 +3,18 @@
 //! exactly the trials that finished. Lines are synced to disk in groups ([`SYNC_EVERY`] lines or
 //! [`SYNC_AFTER`], whichever comes first, and when the run ends), not one by one: a power loss
 //! can lose the last group, whose trials a `--resume` then runs again. A torn last line (the
-//! process died mid-write) is dropped on reading and cut off before appending.
+//! process died mid-write) is dropped on reading and cut off before appending. The trace packs
+//! the lines name are synced first ([`Journal::sync_first`]).
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use clawrun_report::{Status, TrialRecord};
+use clawrun_report::{Status, TraceSpan, TrialRecord};
 
 /// Lines written between two syncs at most.
 pub const SYNC_EVERY: usize = 64;
@@ -28,6 +30,8 @@ pub struct Journal {
     /// Lines written since the last sync, and when the first of them was.
     unsynced: usize,
     since: Instant,
+    /// Files synced before each group of lines: the trace packs the lines name.
+    first: Vec<Arc<File>>,
 }
 
 /// What the run itself reads of a journal line: the trial, its status and what `--resume`
@@ -46,8 +50,11 @@ pub struct RecordHead {
     pub seed: u64,
     /// The task's hash when it ran.
     pub task_hash: String,
-    /// Its trace, relative to the run folder.
+    /// The file of its trace, relative to the run folder.
     pub trace: String,
+    /// The span of `trace` that is its trace, when `trace` is a pack.
+    #[serde(default)]
+    pub trace_span: Option<TraceSpan>,
 }
 
 /// Reads the complete lines of the journal at `path` one at a time (none if it does not
@@ -144,7 +151,14 @@ impl Journal {
             path: path.to_path_buf(),
             unsynced: 0,
             since: Instant::now(),
+            first: Vec::new(),
         })
+    }
+
+    /// Syncs `files` (the run's trace packs) before each group of lines, so that no line on
+    /// disk names trace bytes that are not.
+    pub fn sync_first(&mut self, files: Vec<Arc<File>>) {
+        self.first = files;
     }
 
     /// Appends `record` as one line; syncs when the group is full or old enough.
@@ -175,6 +189,10 @@ impl Journal {
     pub fn sync(&mut self) -> Result<()> {
         if self.unsynced == 0 {
             return Ok(());
+        }
+        for file in &self.first {
+            file.sync_data()
+                .with_context(|| format!("syncing a trace pack of {}", self.path.display()))?;
         }
         self.file
             .sync_data()

@@ -1,5 +1,5 @@
 //! Runs (ARCHITECTURE.md §9): tasks × trials on a worker pool, each finished trial appended to an
-//! fsynced journal, per-trial traces on disk, `--resume`, `--shard`, and the report at the end.
+//! journal synced in groups, traces in one pack per worker, `--resume`, `--shard`, and the report at the end.
 //!
 //! - [`agent_spec`]: `--agent` and how an agent is built per trial.
 //! - [`journal`]: `journal.jsonl`, torn-line safe.
@@ -14,6 +14,7 @@
 //!   unsupported), from the task alone.
 //! - [`runner`]: the pool, progress, Ctrl-C, records.
 //! - [`timings`]: `timings.jsonl`, wall times kept out of traces and journals.
+//! - [`trace_pack`]: `traces/W.jsonl`, each worker's traces, one span per trial.
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
 
 pub mod agent_spec;
@@ -30,6 +31,7 @@ pub mod selection;
 pub mod shard;
 pub mod status;
 pub mod timings;
+pub mod trace_pack;
 pub mod trial_record;
 
 pub use self::agent_spec::AgentSpec;

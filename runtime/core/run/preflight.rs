@@ -48,7 +48,7 @@ pub fn check(
         AgentSpec::Scripted(path) => {
             read_script(path).map_err(|e| SetupError::Usage(format!("--agent: {e:#}")))?;
         }
-        AgentSpec::Replay(run) => check_replay(run)?,
+        AgentSpec::Replay(run) => check_replay(run.dir())?,
         _ => {}
     }
     let roles = [

@@ -29,6 +29,7 @@ use super::manifest::{RunMeta, merge_into, sibling_manifests, write_manifest};
 use super::model_settings::describe_settings;
 use super::preflight::{self, Models, SetupError};
 use super::runner::{RetryReporter, interrupted, progress_bar, with_cache};
+use super::trace_pack::TRACES_DIR;
 use crate::trial::recorded::evidence_from_trace;
 
 /// What `clawrun judge` was asked.
@@ -168,6 +169,7 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
         .map_err(|e| SetupError::Usage(format!("--judge {}: {e}", judge_config.describe())))?;
 
     prepare_out(options)?;
+    copy_trace_packs(source, &options.out)?;
     let run_json = manifest(&manifests, options, &judge_config);
     write_manifest(&options.out.join("run.json"), &run_json)?;
     let mut journal = Journal::open(&options.out.join("journal.jsonl"))?;
@@ -281,14 +283,14 @@ fn rejudge_one(
     let task = shared.tasks.get(&record.task_id).ok_or_else(|| {
         anyhow!("{key}: the task is not loaded (a bug: every scored trial's task is)")
     })?;
-    let path = o.source.join(&record.trace);
-    let file = std::fs::File::open(&path).map_err(|e| {
+    let path = o.source.join(record.trace_location());
+    let bytes = record.trace_bytes(&o.source).map_err(|e| {
         SetupError::Usage(format!(
             "{}: the trace of trial {key} cannot be read ({e}): re-judging needs every scored trial's trace",
             path.display()
         ))
     })?;
-    let events = read_trace(std::io::BufReader::new(file))
+    let events = read_trace(bytes.as_slice())
         .map_err(|e| SetupError::Usage(format!("{}: {e}", path.display())))?;
     match events.first().map(|e| &e.kind) {
         Some(EventKind::TraceStart {
@@ -487,7 +489,26 @@ fn manifest(manifests: &[(String, Value)], o: &RejudgeOptions, judge: &ModelConf
     doc
 }
 
-/// Copies the files of `record`'s trial folder (trace, diff) from `source` to `out`.
+/// Copies the trace packs of run folder `source` (`traces/*.jsonl`) to `out`: the new records
+/// name the same packs and spans.
+fn copy_trace_packs(source: &Path, out: &Path) -> Result<()> {
+    let (from, to) = (source.join(TRACES_DIR), out.join(TRACES_DIR));
+    let Ok(entries) = std::fs::read_dir(&from) else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(&to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            std::fs::copy(entry.path(), to.join(entry.file_name()))
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Copies the files of `record`'s trial folder (a trace of its own in runs before trace packs,
+/// the diff) from `source` to `out`.
 fn copy_trial_files(source: &Path, out: &Path, record: &TrialRecord) -> Result<()> {
     let rel = Path::new(&record.task_id).join(record.trial.to_string());
     let (from, to) = (source.join(&rel), out.join(&rel));

@@ -18,13 +18,14 @@
 //!   version, and the shard layout of the folder. Records of another configuration cannot be
 //!   told apart in the report; such a run continues in another `--out`.
 //!
-//! A scored trial whose trace file is gone is run again (with a note on stderr).
+//! A scored trial whose trace is gone (its file, or the part of its trace pack it names) is run
+//! again (with a note on stderr).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use anyhow::Result;
-use clawrun_report::Status;
+use clawrun_report::{Status, trace_file};
 use serde_json::{Map, Value, json};
 
 use super::journal::{RecordHead, scan_heads};
@@ -41,9 +42,17 @@ pub struct Resume {
     /// (task, trial) pairs whose latest record is scored, for the task as it is now, with
     /// the trace on disk.
     finished: BTreeSet<(String, u32)>,
+    /// The end of the last trace the journal names in each trace pack, by the pack's path in
+    /// the run folder (`traces/0.jsonl`): what a reopened pack keeps.
+    pack_ends: BTreeMap<String, u64>,
 }
 
 impl Resume {
+    /// The bytes to keep of the trace pack at `rel` (relative to the run folder).
+    pub fn pack_keep(&self, rel: &str) -> u64 {
+        self.pack_ends.get(rel).copied().unwrap_or(0)
+    }
+
     /// Whether trial `trial` of `task` is done and is skipped.
     pub fn is_finished(&self, task: &str, trial: u32) -> bool {
         self.finished.contains(&(task.to_string(), trial))
@@ -132,8 +141,21 @@ pub fn prepare(
 
     // The latest record of each trial with its journal line (from 1), read one line at a time.
     let mut latest: BTreeMap<(String, u32), (usize, RecordHead)> = BTreeMap::new();
+    // The end of the last whole trace each pack's records name (superseded records included):
+    // a trace the pack holds only in part is cut with the rest.
+    let mut pack_ends: BTreeMap<String, u64> = BTreeMap::new();
+    let mut pack_lens: BTreeMap<String, u64> = BTreeMap::new();
     if options.resume {
         scan_heads(journal_path, |line, head| {
+            if let Some(span) = head.trace_span {
+                let len = *pack_lens.entry(head.trace.clone()).or_insert_with(|| {
+                    std::fs::metadata(options.out.join(&head.trace)).map_or(0, |m| m.len())
+                });
+                if span.end() <= len {
+                    let end = pack_ends.entry(head.trace.clone()).or_default();
+                    *end = (*end).max(span.end());
+                }
+            }
             latest.insert((head.task_id.clone(), head.trial), (line, head));
         })?;
     }
@@ -216,17 +238,20 @@ pub fn prepare(
         {
             continue;
         }
-        let trace = options.out.join(&record.trace);
-        if !trace.is_file() {
+        if !trace_file::trace_present(&options.out, &record.trace, record.trace_span) {
+            let location = trace_file::trace_location(&record.trace, record.trace_span);
             eprintln!(
                 "clawrun: note: {} is missing: running trial {task}/{trial} again",
-                trace.display()
+                options.out.join(location).display()
             );
             continue;
         }
         finished.insert((task.clone(), *trial));
     }
-    Ok(Resume { finished })
+    Ok(Resume {
+        finished,
+        pack_ends,
+    })
 }
 
 /// A refusal when `other` (another manifest in the folder) is laid out in other shards than

@@ -20,7 +20,8 @@ use super::preflight::{self, Models, SetupError};
 use super::selection::TaskFilter;
 use super::shard::Shard;
 use super::status::TaskStatus;
-use super::trial_record::{TrialContext, WorkerModels, run_and_record};
+use super::trace_pack::{TraceLayout, TraceWriter};
+use super::trial_record::{TrialContext, Worker, run_and_record};
 use crate::faults::{FaultPlan, PlanOptions, plan_from_cli};
 use crate::trial::{Harness, TaskEnv};
 use crate::web::{Web, WebMode, WebOptions};
@@ -84,6 +85,8 @@ pub struct RunOptions {
     /// `--web`, `--web-cassette`, `--web-allow`, `--web-search-url`: how `web_real` services
     /// and `curl` reach the web.
     pub web: WebOptions,
+    /// `--traces`: one pack per worker or one file per trial.
+    pub traces: TraceLayout,
 }
 
 impl RunOptions {
@@ -116,6 +119,7 @@ impl RunOptions {
             grader: GraderChoice::Auto,
             claw_eval: None,
             web: WebOptions::default(),
+            traces: TraceLayout::Pack,
         }
     }
 
@@ -418,12 +422,25 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         grading: &grading,
     };
     let jobs = options.jobs.max(1).min(pending.len().max(1));
+    // One trace pack per worker (unless --traces files), cut back to what the journal names;
+    // the journal syncs them before its lines.
+    let mut writers = Vec::with_capacity(jobs);
+    for worker in 0..jobs {
+        writers.push(TraceWriter::open(
+            options.traces,
+            &options.out,
+            options.shard,
+            worker,
+            |pack| resume.pack_keep(pack),
+        )?);
+    }
     let mut journal = journal;
+    journal.sync_first(writers.iter().filter_map(TraceWriter::pack_file).collect());
     let mut ran = 0usize;
     let mut first_error = None;
     let (mut scored, mut passed, mut infra) = (0usize, 0usize, 0usize);
     std::thread::scope(|scope| -> Result<()> {
-        for worker in 0..jobs {
+        for (worker, traces) in writers.into_iter().enumerate() {
             let tx = tx.clone();
             let (cx, tasks, pending, next, stop) = (&cx, &tasks, &pending, &next, &stop);
             // Named, so that profiles, panics and debuggers tell the workers apart.
@@ -437,8 +454,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                             return;
                         }
                     };
-                    let models = match WorkerModels::new(cx) {
-                        Ok(models) => models,
+                    let mut state = match Worker::new(cx, traces) {
+                        Ok(state) => state,
                         Err(e) => {
                             let _ = tx.send(Err(e));
                             return;
@@ -452,10 +469,11 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         let task = &tasks[t];
                         for attempt in 0..=options.infra_retries {
                             let started = std::time::Instant::now();
-                            let result = run_and_record(&rt, cx, &models, task, trial).map(|r| {
-                                let line = r.to_line();
-                                (r, line, started.elapsed().as_millis() as u64)
-                            });
+                            let result =
+                                run_and_record(&rt, cx, &mut state, task, trial).map(|r| {
+                                    let line = r.to_line();
+                                    (r, line, started.elapsed().as_millis() as u64)
+                                });
                             let infra =
                                 matches!(&result, Ok((r, _, _)) if r.status == Status::InfraError);
                             if tx.send(result).is_err() {

@@ -11,8 +11,9 @@ use clawrun_agents::trace::{Event, Outcome};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
 
-use super::agent_spec::{AgentSpec, recorded_trace};
+use super::agent_spec::AgentSpec;
 use super::grading::{Grading, TaskGrading};
+use super::trace_pack::TraceWriter;
 use crate::tools::InstallationError;
 use crate::trial::execution::not_started;
 use crate::trial::{
@@ -42,18 +43,20 @@ pub struct TrialContext<'a> {
     pub grading: &'a Grading,
 }
 
-/// The model clients of one worker (agent, judge, simulated user), made once and used by all
-/// its trials, each sampling with its own seed: one connection pool and one certificate store
-/// per endpoint and worker, on the worker's own async runtime.
-pub struct WorkerModels {
+/// What one worker keeps across its trials: the model clients (agent, judge, simulated user),
+/// made once and used by all its trials, each sampling with its own seed (one connection pool
+/// and one certificate store per endpoint and worker, on the worker's own async runtime), and
+/// the trace pack its trials' traces go to.
+pub struct Worker {
     agent: Option<LlmClient>,
     judge: Option<LlmClient>,
     user: Option<LlmClient>,
+    traces: TraceWriter,
 }
 
-impl WorkerModels {
-    /// The clients of `cx`'s models.
-    pub fn new(cx: &TrialContext<'_>) -> Result<Self> {
+impl Worker {
+    /// A worker with the clients of `cx`'s models, writing traces to `traces`.
+    pub fn new(cx: &TrialContext<'_>, traces: TraceWriter) -> Result<Self> {
         let client = |flag: &str, config: &ModelConfig| {
             LlmClient::new(config.clone()).map_err(|e| anyhow!("{flag} {}: {e}", config.describe()))
         };
@@ -67,6 +70,7 @@ impl WorkerModels {
                 .user_model
                 .map(|c| client("--user-model", c))
                 .transpose()?,
+            traces,
         })
     }
 
@@ -76,15 +80,15 @@ impl WorkerModels {
     }
 }
 
-/// Runs, judges and records trial `trial` of `task` with the worker's `models`.
+/// Runs, judges and records trial `trial` of `task` on `worker`.
 pub fn run_and_record(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
-    models: &WorkerModels,
+    worker: &mut Worker,
     task: &TaskEnv,
     trial: u32,
 ) -> Result<TrialRecord> {
-    let output = match start_and_run(rt, cx, models, task, trial) {
+    let output = match start_and_run(rt, cx, worker, task, trial) {
         Ok(output) => output,
         Err(e) if InstallationError::is(&e) => return Err(e),
         // The task (or the recording replayed) cannot be played: this trial's record says why.
@@ -92,14 +96,17 @@ pub fn run_and_record(
     };
 
     let dir = cx.out.join(task.id()).join(trial.to_string());
-    write_trace_and_changes(task, &output, &dir)?;
+    let (trace, trace_span) = worker
+        .traces
+        .write(task.id(), trial, &output.trace_jsonl())?;
+    write_changes(task, &output, &dir)?;
     let Judgement {
         status,
         error,
         verdict,
         grader,
         native_verdict,
-    } = judge(rt, cx, models, task, trial, &output, &dir)?;
+    } = judge(rt, cx, worker, task, trial, &output, &dir)?;
     Ok(TrialRecord {
         task_id: task.id().to_string(),
         category: task.loaded.task.category.clone().unwrap_or_default(),
@@ -118,7 +125,8 @@ pub fn run_and_record(
         cached_input_tokens: output.usage.cached_input_tokens,
         root_hash: output.root_hash.clone(),
         task_hash: task.loaded.hash_hex(),
-        trace: format!("{}/{trial}/trace.jsonl", task.id()),
+        trace,
+        trace_span,
         verdict,
         grader,
         native_verdict,
@@ -126,11 +134,8 @@ pub fn run_and_record(
     })
 }
 
-/// Writes a trial's trace to `dir` and, when it changed the workspace, its `changes.json`.
-fn write_trace_and_changes(task: &TaskEnv, output: &TrialOutput, dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::write(dir.join("trace.jsonl"), output.trace_jsonl())
-        .with_context(|| format!("writing {}/trace.jsonl", dir.display()))?;
+/// Writes, when the trial changed the workspace, its `changes.json` to its folder `dir`.
+fn write_changes(task: &TaskEnv, output: &TrialOutput, dir: &Path) -> Result<()> {
     let mut base = task.base_vfs.fork();
     let mut fin = output.vfs.fork();
     let changes: Vec<(String, &'static str)> = crate::vfs::Vfs::diff(&mut base, &mut fin)
@@ -144,9 +149,10 @@ fn write_trace_and_changes(task: &TaskEnv, output: &TrialOutput, dir: &Path) -> 
             (c.path, kind)
         })
         .collect();
-    // Only a trial that changed the workspace gets the file (one file less per trial on disk
-    // for the rest; a missing changes.json means no change).
+    // Only a trial that changed the workspace gets the file and its folder (two inodes less per
+    // trial on disk for the rest; a missing changes.json means no change).
     if !changes.is_empty() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         std::fs::write(
             dir.join("changes.json"),
             serde_json::to_vec_pretty(&changes)?,
@@ -170,7 +176,7 @@ struct Judgement {
 fn judge(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
-    models: &WorkerModels,
+    worker: &Worker,
     task: &TaskEnv,
     trial: u32,
     output: &TrialOutput,
@@ -183,7 +189,7 @@ fn judge(
     };
     let mut error = output.error.clone();
     // The judge's cached verdicts are keyed by the trial seed too (see README `--cache`).
-    let judge_model = models.judge.as_ref().map(|j| j.for_sample(output.seed));
+    let judge_model = worker.judge.as_ref().map(|j| j.for_sample(output.seed));
     let native = || {
         rt.block_on(clawrun_judge::judge(
             &task.loaded.task,
@@ -201,7 +207,7 @@ fn judge(
                 if plan == TaskGrading::Both {
                     native_verdict = Some(native());
                 }
-                match super::claw_eval_grading::grade(rt, cx, models, task, trial, output, dir) {
+                match super::claw_eval_grading::grade(rt, cx, worker, task, trial, output, dir) {
                     Ok(v) => verdict = Some(v),
                     Err(e) if InstallationError::is(&e) => return Err(e),
                     Err(e) => {
@@ -225,19 +231,19 @@ fn judge(
 fn start_and_run(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
-    models: &WorkerModels,
+    worker: &Worker,
     task: &TaskEnv,
     trial: u32,
 ) -> Result<TrialOutput> {
     let recorded: Option<Vec<Event>> = match cx.agent {
-        AgentSpec::Replay(run) => Some(recorded_trace(run, task.id(), trial)?),
+        AgentSpec::Replay(run) => Some(run.trace(task.id(), trial)?),
         _ => None,
     };
     let seed = crate::faults::trial_seed(cx.seed, task.id(), trial);
     let mut agent = cx
         .agent
-        .build_with(task, recorded.as_deref(), seed, models.agent.as_ref())?;
-    let user = simulated_user(models, task, recorded.as_deref(), seed)?;
+        .build_with(task, recorded.as_deref(), seed, worker.agent.as_ref())?;
+    let user = simulated_user(worker, task, recorded.as_deref(), seed)?;
     let mut limits = Limits::of(task);
     limits.max_tokens = cx.max_tokens;
     TrialInputs {
@@ -257,7 +263,7 @@ fn start_and_run(
 /// the persona when a user model is given (its cached replies keyed by the trial seed `seed`),
 /// else the task's script; `None` for single-turn tasks.
 fn simulated_user(
-    models: &WorkerModels,
+    worker: &Worker,
     task: &TaskEnv,
     recorded: Option<&[Event]>,
     seed: u64,
@@ -270,7 +276,7 @@ fn simulated_user(
     }
     // With a user model the persona is played by it (Claw-Eval's way); the script is the
     // offline stand-in.
-    if let Some(client) = &models.user {
+    if let Some(client) = &worker.user {
         return Ok(Some(Box::new(LlmUser::new(
             client.for_sample(seed),
             &ua.persona,

@@ -10,6 +10,7 @@
 //! - [`record`]: one journal line ([`TrialRecord`]) and [`read_journal`].
 //! - [`stats`]: the estimators and the seeded bootstrap.
 //! - [`summary`]: [`Summary::from_records`] and its parts.
+//! - [`trace_file`]: where a trial's trace is in its run folder ([`TraceSpan`]) and reading it.
 //! - [`view`]: [`TrialView`], what the HTML viewer shows for one trial.
 //! - [`render`]: the output formats.
 //!
@@ -26,6 +27,7 @@ pub mod render;
 pub mod stats;
 pub mod summary;
 pub mod timing;
+pub mod trace_file;
 pub mod view;
 
 pub use self::compare::{ArmInput, Comparison};
@@ -42,4 +44,5 @@ pub use self::render::markdown::{render_comparison_markdown, render_markdown};
 pub use self::render::text::{render_comparison_text, render_text, render_text_width};
 pub use self::summary::{Aggregate, Estimate, Inputs, Summary, TaskSummary, Totals};
 pub use self::timing::{TimingLine, Timings};
+pub use self::trace_file::TraceSpan;
 pub use self::view::TrialView;

@@ -2,12 +2,14 @@
 //! reasons or because of the task's content.
 
 use std::io::BufRead;
+use std::path::Path;
 
 use clawrun_agents::trace::Outcome;
 use clawrun_judge::Verdict;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ReportError;
+use crate::trace_file::{TraceSpan, read_trace_bytes, trace_location, trace_present};
 
 pub use clawrun_task::Group;
 
@@ -90,9 +92,13 @@ pub struct TrialRecord {
     pub root_hash: String,
     /// blake3 of the task's files (hex).
     pub task_hash: String,
-    /// The trial's `trace.jsonl`, relative to the run folder (e.g.
-    /// `T002_email_triage/0/trace.jsonl`).
+    /// The file holding the trial's trace, relative to the run folder: its worker's trace
+    /// pack (`traces/0.jsonl`), or, without `trace_span`, a file of its own
+    /// (`T002_email_triage/0/trace.jsonl`, as runs before trace packs wrote).
     pub trace: String,
+    /// The bytes of `trace` that are this trial's trace; absent when the whole file is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_span: Option<TraceSpan>,
     /// The judge's verdict (`None` for infrastructure and task errors).
     pub verdict: Option<Verdict>,
     /// The grader that gave `verdict`: absent for clawrun's declarative and native rubric,
@@ -169,6 +175,7 @@ impl TrialRecord {
     /// both ways (the comparison quotes the items). Long runs are summarised from such records.
     pub fn for_summary(mut self) -> Self {
         self.trace = String::new();
+        self.trace_span = None;
         self.root_hash = String::new();
         if self.native_verdict.is_some() {
             return self;
@@ -189,6 +196,21 @@ impl TrialRecord {
             }
         }
         self
+    }
+
+    /// The bytes of the trial's trace in run folder `run_dir`.
+    pub fn trace_bytes(&self, run_dir: &Path) -> std::io::Result<Vec<u8>> {
+        read_trace_bytes(run_dir, &self.trace, self.trace_span)
+    }
+
+    /// Whether the trial's whole trace is in run folder `run_dir`.
+    pub fn trace_present(&self, run_dir: &Path) -> bool {
+        trace_present(run_dir, &self.trace, self.trace_span)
+    }
+
+    /// Where the trial's trace is, for messages (`traces/0.jsonl bytes 120..4410`).
+    pub fn trace_location(&self) -> String {
+        trace_location(&self.trace, self.trace_span)
     }
 
     /// The record as one journal line (JSON, no trailing newline).

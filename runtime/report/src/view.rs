@@ -1,8 +1,6 @@
 //! What the HTML trial viewer shows for one trial: its record, its trace and an optional
 //! snapshot diff.
 
-use std::fs::File;
-use std::io::BufReader;
 use std::path::Path;
 
 use clawrun_agents::trace::{Event, read_trace};
@@ -31,15 +29,16 @@ pub struct TrialView {
 }
 
 impl TrialView {
-    /// Reads the record's trace from `run_dir/record.trace` (no diff).
+    /// Reads the record's trace from run folder `run_dir` (no diff).
     pub fn load(run_dir: &Path, record: TrialRecord) -> Result<TrialView, ReportError> {
-        let path = run_dir.join(&record.trace);
         let read_err = |message: String| ReportError::Read {
-            source_name: path.display().to_string(),
+            source_name: run_dir.join(record.trace_location()).display().to_string(),
             message,
         };
-        let file = File::open(&path).map_err(|e| read_err(e.to_string()))?;
-        let events = read_trace(BufReader::new(file)).map_err(|e| read_err(e.to_string()))?;
+        let bytes = record
+            .trace_bytes(run_dir)
+            .map_err(|e| read_err(e.to_string()))?;
+        let events = read_trace(bytes.as_slice()).map_err(|e| read_err(e.to_string()))?;
         Ok(TrialView {
             record,
             events,

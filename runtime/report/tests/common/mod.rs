@@ -92,6 +92,7 @@ pub fn scored_with(
         root_hash: "r00t".into(),
         task_hash: "7a5k".into(),
         trace: format!("{task}/{trial}/trace.jsonl"),
+        trace_span: None,
         verdict: Some(verdict),
         grader: None,
         native_verdict: None,
