@@ -323,6 +323,25 @@ fn tokens_wall_time_and_cost_are_totalled_from_a_model_run() {
         (Some(1000), Some(400))
     );
     assert!(trial["wall_ms"].is_u64());
+    // Wall times are kept in microseconds and summed as such; milliseconds are their rounding.
+    let trials_us: Vec<u64> = s["tasks"][0]["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["totals"]["wall_us"].as_u64().unwrap())
+        .collect();
+    assert!(trials_us.iter().all(|&us| us > 0), "{trials_us:?}");
+    assert_eq!(totals["wall_us"].as_u64(), Some(trials_us.iter().sum()));
+    assert_eq!(
+        totals["wall_ms"].as_u64(),
+        Some((trials_us.iter().sum::<u64>() + 500) / 1000)
+    );
+    assert!(
+        timings
+            .lines()
+            .filter(|l| l.contains("\"trial\""))
+            .all(|l| l.contains("\"wall_us\":"))
+    );
     let text = ok(&["report", "--prices", p, run], &[]);
     assert!(text.contains("2000 in (800 cached) / 100 out"), "{text}");
     assert!(text.contains("$0.0038"), "{text}");

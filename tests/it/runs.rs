@@ -256,7 +256,7 @@ fn without_wall_times(json: &str) -> serde_json::Value {
     fn strip(v: &mut serde_json::Value) {
         match v {
             serde_json::Value::Object(map) => {
-                for key in ["wall_ms", "run_wall_ms", "sessions"] {
+                for key in ["wall_ms", "wall_us", "run_wall_ms", "sessions"] {
                     map.remove(key);
                 }
                 map.values_mut().for_each(strip);

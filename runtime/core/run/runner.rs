@@ -407,8 +407,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let _reporter = RetryReporter::install(&bar);
     let next = AtomicUsize::new(0);
     // Each finished attempt, its journal line (serialised by the worker, so the one writer
-    // thread only writes) and its wall time in milliseconds (for timings.jsonl only).
-    let (tx, rx) = mpsc::channel::<Result<(TrialRecord, String, u64)>>();
+    // thread only writes) and its wall time (for timings.jsonl only).
+    let (tx, rx) = mpsc::channel::<Result<(TrialRecord, String, std::time::Duration)>>();
     let score = options.score;
     let cx = TrialContext {
         harness: &harness,
@@ -472,7 +472,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                             let result =
                                 run_and_record(&rt, cx, &mut state, task, trial).map(|r| {
                                     let line = r.to_line();
-                                    (r, line, started.elapsed().as_millis() as u64)
+                                    (r, line, started.elapsed())
                                 });
                             let infra =
                                 matches!(&result, Ok((r, _, _)) if r.status == Status::InfraError);
@@ -507,9 +507,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
             match result {
-                Ok((record, line, wall_ms)) => {
+                Ok((record, line, wall)) => {
                     journal.append_line(&line)?;
-                    timings.trial(&record, wall_ms)?;
+                    timings.trial(&record, wall)?;
                     tracing::debug!(
                         "{}: {:?}, score {}",
                         record.key(),

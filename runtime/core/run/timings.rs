@@ -6,7 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use clawrun_report::{TimingLine, TrialRecord};
@@ -36,12 +36,13 @@ impl TimingsFile {
         Ok(TimingsFile { file, path })
     }
 
-    /// Records one finished attempt of `record`'s trial.
-    pub fn trial(&mut self, record: &TrialRecord, wall_ms: u64) -> Result<()> {
+    /// Records one finished attempt of `record`'s trial, which took `wall`.
+    pub fn trial(&mut self, record: &TrialRecord, wall: Duration) -> Result<()> {
         self.write(&TimingLine::Trial {
             task_id: record.task_id.clone(),
             trial: record.trial,
-            wall_ms,
+            wall_ms: wall.as_millis() as u64,
+            wall_us: Some(wall.as_micros() as u64),
         })
     }
 

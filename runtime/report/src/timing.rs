@@ -20,8 +20,12 @@ pub enum TimingLine {
         task_id: String,
         /// The trial index.
         trial: u32,
-        /// Milliseconds from the attempt's start to its journal record (judging included).
+        /// Milliseconds from the attempt's start to its journal record (judging included),
+        /// truncated.
         wall_ms: u64,
+        /// The same in microseconds (absent in files of older runs: then `wall_ms` x 1000).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wall_us: Option<u64>,
     },
     /// One `clawrun run` invocation (a resumed run has several).
     Session {
@@ -45,7 +49,7 @@ impl TimingLine {
 /// The wall times of one or more run folders.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timings {
-    /// Per task and trial: milliseconds summed over its attempts.
+    /// Per task and trial: microseconds summed over its attempts.
     pub trials: BTreeMap<String, BTreeMap<u32, u64>>,
     /// Milliseconds summed over the sessions.
     pub session_ms: u64,
@@ -94,13 +98,14 @@ impl Timings {
                 task_id,
                 trial,
                 wall_ms,
+                wall_us,
             } => {
                 *self
                     .trials
                     .entry(task_id)
                     .or_default()
                     .entry(trial)
-                    .or_default() += wall_ms;
+                    .or_default() += wall_us.unwrap_or(wall_ms.saturating_mul(1000));
             }
             TimingLine::Session {
                 wall_ms, started, ..
@@ -121,8 +126,14 @@ impl Timings {
         self.trials.is_empty() && self.sessions == 0
     }
 
-    /// The wall time of a trial, if recorded.
-    pub fn trial_ms(&self, task_id: &str, trial: u32) -> Option<u64> {
+    /// The wall time of a trial in microseconds, if recorded.
+    pub fn trial_us(&self, task_id: &str, trial: u32) -> Option<u64> {
         self.trials.get(task_id)?.get(&trial).copied()
+    }
+
+    /// The wall time of a trial in milliseconds (rounded), if recorded.
+    pub fn trial_ms(&self, task_id: &str, trial: u32) -> Option<u64> {
+        self.trial_us(task_id, trial)
+            .map(crate::summary::totals::round_to_ms)
     }
 }

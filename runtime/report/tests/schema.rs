@@ -42,6 +42,7 @@ fn fixture_with_totals(prices: &Prices) -> Summary {
         task_id: "T002_beta".into(),
         trial: 1,
         wall_ms: 900,
+        wall_us: None,
     });
     timings.add(TimingLine::Session {
         wall_ms: 5000,

@@ -49,11 +49,13 @@ fn timings_sum_attempts_and_sessions_and_skip_a_torn_line() {
             task_id: "T1".into(),
             trial: 0,
             wall_ms: 1500,
+            wall_us: None,
         },
         TimingLine::Trial {
             task_id: "T1".into(),
             trial: 0,
             wall_ms: 500,
+            wall_us: None,
         },
         TimingLine::Session {
             wall_ms: 4000,
@@ -83,6 +85,31 @@ fn timings_sum_attempts_and_sessions_and_skip_a_torn_line() {
 }
 
 #[test]
+fn sub_millisecond_trials_sum_in_microseconds() {
+    // Three 0.4 ms attempts: each line's whole milliseconds are 0, their sum is 1.2 ms.
+    let mut timings = Timings::default();
+    for trial in 0..3 {
+        timings.add(TimingLine::Trial {
+            task_id: "T001_alpha".into(),
+            trial,
+            wall_ms: 0,
+            wall_us: Some(400),
+        });
+    }
+    assert_eq!(timings.trial_us("T001_alpha", 0), Some(400));
+    assert_eq!(timings.trial_ms("T001_alpha", 0), Some(0));
+    let inputs = Inputs {
+        timings,
+        prices: None,
+    };
+    let s = Summary::from_records_with(sourced("j", records()), None, &inputs).unwrap();
+    assert_eq!(s.overall.totals.wall_us, Some(1200));
+    assert_eq!(s.overall.totals.wall_ms, Some(1));
+    let json: serde_json::Value = serde_json::from_str(&clawrun_report::render_json(&s)).unwrap();
+    assert_eq!(json["summary"]["overall"]["totals"]["wall_us"], 1200);
+}
+
+#[test]
 fn totals_and_cost_reach_tasks_aggregates_and_every_format() {
     let mut recs = records();
     for r in &mut recs {
@@ -94,6 +121,7 @@ fn totals_and_cost_reach_tasks_aggregates_and_every_format() {
         task_id: "T001_alpha".into(),
         trial: 0,
         wall_ms: 2500,
+        wall_us: None,
     });
     timings.add(TimingLine::Session {
         wall_ms: 61_000,

@@ -16,8 +16,12 @@ pub struct Totals {
     pub output_tokens: u64,
     /// The part of `input_tokens` served from the provider's prompt cache.
     pub cached_input_tokens: u64,
-    /// Wall-clock milliseconds (`None` when the run recorded no timings).
+    /// Wall-clock milliseconds: `wall_us` rounded (`None` when the run recorded no timings).
     pub wall_ms: Option<u64>,
+    /// Wall-clock microseconds, summed (`None` when the run recorded no timings). Sums are
+    /// taken over microseconds, so a run of sub-millisecond trials does not total 0 ms.
+    #[serde(default)]
+    pub wall_us: Option<u64>,
     /// US dollars (`None` without a price table).
     pub cost_usd: Option<f64>,
 }
@@ -44,6 +48,7 @@ impl Totals {
             output_tokens: r.output_tokens,
             cached_input_tokens: r.cached_input_tokens,
             wall_ms: timings.trial_ms(&r.task_id, r.trial),
+            wall_us: timings.trial_us(&r.task_id, r.trial),
             cost_usd,
         })
     }
@@ -53,7 +58,8 @@ impl Totals {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
         self.cached_input_tokens += other.cached_input_tokens;
-        self.wall_ms = sum_opt(self.wall_ms, other.wall_ms);
+        self.wall_us = sum_opt(self.wall_us, other.wall_us);
+        self.wall_ms = self.wall_us.map(round_to_ms);
         self.cost_usd = match (self.cost_usd, other.cost_usd) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
@@ -68,6 +74,11 @@ impl Totals {
         }
         out
     }
+}
+
+/// Microseconds rounded to the nearest millisecond.
+pub fn round_to_ms(us: u64) -> u64 {
+    us.saturating_add(500) / 1000
 }
 
 /// `a + b`, `None` only when both are.
