@@ -1,6 +1,8 @@
-//! `journal.jsonl`: one line per finished trial, written as the trial finishes, so a run killed
-//! at any moment (`kill -9` included: written lines are in the kernel's cache) resumes from
-//! exactly the trials that finished. Lines are synced to disk in groups ([`SYNC_EVERY`] lines or
+//! `journal.jsonl`: one line per finished trial, written as the trial finishes (the run's
+//! writer collects finished trials every millisecond and writes each batch with one write),
+//! so a run killed at any moment (`kill -9` included: written lines are in the kernel's
+//! cache) resumes from the trials that finished, less at most the last millisecond's, which
+//! run again. Lines are synced to disk in groups ([`SYNC_EVERY`] lines or
 //! [`SYNC_AFTER`], whichever comes first, and when the run ends), not one by one: a power loss
 //! can lose the last group, whose trials a `--resume` then runs again. A torn last line (the
 //! process died mid-write) is dropped on reading and cut off before appending. The trace packs
@@ -169,16 +171,28 @@ impl Journal {
     /// Appends a record already serialised as one line ([`TrialRecord::to_line`]) with one
     /// write; syncs when the group is full or old enough.
     pub fn append_line(&mut self, record_line: &str) -> Result<()> {
-        let mut line = Vec::with_capacity(record_line.len() + 1);
-        line.extend_from_slice(record_line.as_bytes());
-        line.push(b'\n');
+        self.append_lines(&[record_line])
+    }
+
+    /// Appends records already serialised as lines, all with one write; syncs when the group
+    /// is full or old enough.
+    pub fn append_lines(&mut self, record_lines: &[impl AsRef<str>]) -> Result<()> {
+        if record_lines.is_empty() {
+            return Ok(());
+        }
+        let len = record_lines.iter().map(|l| l.as_ref().len() + 1).sum();
+        let mut bytes = Vec::with_capacity(len);
+        for line in record_lines {
+            bytes.extend_from_slice(line.as_ref().as_bytes());
+            bytes.push(b'\n');
+        }
         self.file
-            .write_all(&line)
+            .write_all(&bytes)
             .with_context(|| format!("appending to {}", self.path.display()))?;
         if self.unsynced == 0 {
             self.since = Instant::now();
         }
-        self.unsynced += 1;
+        self.unsynced += record_lines.len();
         if self.unsynced >= SYNC_EVERY || self.since.elapsed() >= SYNC_AFTER {
             self.sync()?;
         }

@@ -496,62 +496,83 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                 })?;
         }
         drop(tx);
+        // Results are drained in batches by polling: a worker's send then never wakes this
+        // thread (a futex call and a context switch per trial), and a batch's journal lines
+        // and timing lines go out in one write each. A trial's line is written within
+        // POLL of its end.
+        let mut batch = Vec::new();
         loop {
-            let result = match rx.recv_timeout(super::journal::SYNC_AFTER) {
-                Ok(result) => result,
-                // Quiet workers (long trials): the lines waiting are synced meanwhile.
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    journal.sync_if_due()?;
-                    continue;
+            let disconnected = loop {
+                match rx.try_recv() {
+                    Ok(result) => batch.push(result),
+                    Err(mpsc::TryRecvError::Empty) => break false,
+                    Err(mpsc::TryRecvError::Disconnected) => break true,
                 }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
-            match result {
-                Ok((record, line, wall)) => {
-                    journal.append_line(&line)?;
-                    timings.trial(&record, wall)?;
-                    tracing::debug!(
-                        "{}: {:?}, score {}",
-                        record.key(),
-                        record.status,
-                        record
-                            .verdict
-                            .as_ref()
-                            .map_or("-".into(), |v| format!("{:.4}", v.scores.score))
-                    );
-                    ran += 1;
-                    if record.status == Status::Scored {
-                        scored += 1;
-                        passed +=
-                            usize::from(record.verdict.as_ref().is_some_and(|v| v.scores.passed));
-                        bar.inc(1);
-                    } else {
-                        infra += 1;
-                    }
-                    bar.set_message(format!(
-                        "pass {:.1}% ({passed}/{scored}){}",
-                        100.0 * passed as f64 / scored.max(1) as f64,
-                        if infra > 0 {
-                            format!(", {infra} infra errors")
+            if batch.is_empty() {
+                if disconnected {
+                    break;
+                }
+                // Quiet workers (long trials): the lines waiting are synced meanwhile.
+                journal.sync_if_due()?;
+                std::thread::sleep(POLL);
+                continue;
+            }
+            let mut lines = Vec::with_capacity(batch.len());
+            for result in batch.drain(..) {
+                match result {
+                    Ok((record, line, wall)) => {
+                        lines.push(line);
+                        timings.trial(&record, wall);
+                        tracing::debug!(
+                            "{}: {:?}, score {}",
+                            record.key(),
+                            record.status,
+                            record
+                                .verdict
+                                .as_ref()
+                                .map_or("-".into(), |v| format!("{:.4}", v.scores.score))
+                        );
+                        ran += 1;
+                        if record.status == Status::Scored {
+                            scored += 1;
+                            passed += usize::from(
+                                record.verdict.as_ref().is_some_and(|v| v.scores.passed),
+                            );
+                            bar.inc(1);
                         } else {
-                            String::new()
+                            infra += 1;
                         }
-                    ));
-                    // A model endpoint that stopped answering ends the run (not every
-                    // remaining trial as an infrastructure error after its retries).
-                    if let Some(reason) = watched.iter().find_map(LlmClient::unreachable) {
+                    }
+                    Err(e) => {
                         stop.store(true, Ordering::SeqCst);
                         if first_error.is_none() {
-                            first_error = Some(anyhow!(SetupError::Unreachable(reason)));
+                            first_error = Some(e);
                         }
                     }
                 }
-                Err(e) => {
-                    stop.store(true, Ordering::SeqCst);
-                    if first_error.is_none() {
-                        first_error = Some(e);
-                    }
+            }
+            journal.append_lines(&lines)?;
+            timings.flush()?;
+            bar.set_message(format!(
+                "pass {:.1}% ({passed}/{scored}){}",
+                100.0 * passed as f64 / scored.max(1) as f64,
+                if infra > 0 {
+                    format!(", {infra} infra errors")
+                } else {
+                    String::new()
                 }
+            ));
+            // A model endpoint that stopped answering ends the run (not every remaining
+            // trial as an infrastructure error after its retries).
+            if let Some(reason) = watched.iter().find_map(LlmClient::unreachable) {
+                stop.store(true, Ordering::SeqCst);
+                if first_error.is_none() {
+                    first_error = Some(anyhow!(SetupError::Unreachable(reason)));
+                }
+            }
+            if disconnected {
+                break;
             }
         }
         Ok(())
@@ -583,6 +604,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         skipped,
     })
 }
+
+/// How often the journal writer collects finished trials.
+const POLL: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Set by the first Ctrl-C: runs stop claiming new trials.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);

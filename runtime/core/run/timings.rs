@@ -19,6 +19,8 @@ pub struct TimingsFile {
     file: File,
     /// Its path, for errors.
     path: PathBuf,
+    /// Trial lines not written yet ([`TimingsFile::flush`] writes them).
+    pending: String,
 }
 
 impl TimingsFile {
@@ -33,21 +35,40 @@ impl TimingsFile {
             .append(true)
             .open(&path)
             .with_context(|| format!("opening {}", path.display()))?;
-        Ok(TimingsFile { file, path })
+        Ok(TimingsFile {
+            file,
+            path,
+            pending: String::new(),
+        })
     }
 
-    /// Records one finished attempt of `record`'s trial, which took `wall`.
-    pub fn trial(&mut self, record: &TrialRecord, wall: Duration) -> Result<()> {
-        self.write(&TimingLine::Trial {
+    /// Records one finished attempt of `record`'s trial, which took `wall` (written by the
+    /// next [`flush`](Self::flush)).
+    pub fn trial(&mut self, record: &TrialRecord, wall: Duration) {
+        let line = TimingLine::Trial {
             task_id: record.task_id.clone(),
             trial: record.trial,
             wall_ms: wall.as_millis() as u64,
             wall_us: Some(wall.as_micros() as u64),
-        })
+        };
+        self.pending.push_str(&line.to_line());
+        self.pending.push('\n');
+    }
+
+    /// Writes the trial lines recorded since the last flush, with one write.
+    pub fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        self.file
+            .write_all(pending.as_bytes())
+            .with_context(|| format!("appending to {}", self.path.display()))
     }
 
     /// Records the session's end: when it started, its wall time and the attempts it finished.
     pub fn session(&mut self, started: SystemTime, wall_ms: u64, trials: usize) -> Result<()> {
+        self.flush()?;
         self.write(&TimingLine::Session {
             wall_ms,
             trials: trials as u32,
