@@ -407,8 +407,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let _reporter = RetryReporter::install(&bar);
     let next = AtomicUsize::new(0);
     // Each finished attempt, its journal line (serialised by the worker, so the one writer
-    // thread only writes) and its wall time (for timings.jsonl only).
-    let (tx, rx) = mpsc::channel::<Result<(TrialRecord, String, std::time::Duration)>>();
+    // thread only writes) and its wall time (for timings.jsonl only). Bounded, so that a
+    // writer held up (a sync of a slow disk) holds back the workers, not the run's memory.
+    let (tx, rx) = mpsc::sync_channel::<Result<(TrialRecord, String, std::time::Duration)>>(QUEUED);
     let score = options.score;
     let cx = TrialContext {
         harness: &harness,
@@ -604,6 +605,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         skipped,
     })
 }
+
+/// Finished trials waiting for the journal writer at most.
+const QUEUED: usize = 64;
 
 /// How often the journal writer collects finished trials.
 const POLL: std::time::Duration = std::time::Duration::from_millis(1);
