@@ -57,8 +57,8 @@ fn the_report_files_a_run_writes_are_chosen() {
 
 #[test]
 fn a_long_run_s_html_report_keeps_its_trials_beside_the_page() {
-    // Above 1,000 trials the page holds an index and each trial is a script in
-    // report.trials/, written one at a time.
+    // Above 1,000 trials the page holds an index and the trials are scripts in
+    // report.trials/, 64 trials per file.
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("long");
     let o = Command::new(env!("CARGO_BIN_EXE_clawrun"))
@@ -77,7 +77,7 @@ fn a_long_run_s_html_report_keeps_its_trials_beside_the_page() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let trials = out.join("report.trials");
-    assert_eq!(std::fs::read_dir(&trials).unwrap().count(), 1001);
+    assert_eq!(std::fs::read_dir(&trials).unwrap().count(), 16);
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
         page.contains("\"src\":\"report.trials/"),
@@ -109,12 +109,25 @@ fn a_long_run_s_html_report_keeps_its_trials_beside_the_page() {
         .map(|e| e["record"]["trial"].as_u64().unwrap())
         .collect();
     assert_eq!(order, (0..1001).collect::<Vec<u64>>());
-    let first = std::fs::read_to_string(trials.join("0.js")).unwrap();
-    assert!(
-        first.starts_with("clawrunTrial(\"report.trials/0.js\", {"),
-        "{first:.200}"
-    );
-    assert!(first.contains("\"type\":\"trace_start\""));
+    // Each index entry names its file and its key in it; each file hands over its 64 trials
+    // (the last, 1001 - 15 x 64 = 41), each whole.
+    for (i, e) in entries.iter().enumerate() {
+        let src = e["src"].as_str().unwrap();
+        let (file, key) = src.split_once('#').unwrap();
+        let n: usize = key.parse().unwrap();
+        assert_eq!(file, format!("report.trials/{}.js", n / 64), "trial {i}");
+    }
+    for (file, count) in [("0.js", 64), ("15.js", 41)] {
+        let script = std::fs::read_to_string(trials.join(file)).unwrap();
+        assert_eq!(script.lines().count(), count, "{file}");
+        assert!(
+            script
+                .lines()
+                .all(|l| l.starts_with(&format!("clawrunTrial(\"report.trials/{file}#"))),
+            "{script:.200}"
+        );
+        assert_eq!(script.matches("\"type\":\"trace_start\"").count(), count);
+    }
     // `clawrun report` rewrites the folder (no stale trials).
     std::fs::write(trials.join("stale.js"), "x").unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_clawrun"))
@@ -126,5 +139,5 @@ fn a_long_run_s_html_report_keeps_its_trials_beside_the_page() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!trials.join("stale.js").exists());
-    assert_eq!(std::fs::read_dir(&trials).unwrap().count(), 1001);
+    assert_eq!(std::fs::read_dir(&trials).unwrap().count(), 16);
 }

@@ -1,5 +1,5 @@
 //! The HTML report of a run: one self-contained page for short runs; for long ones a page
-//! holding an index of the trials and one script per trial beside it. Both are written with
+//! holding an index of the trials and their scripts beside it, 64 trials per file. Both are written with
 //! memory that does not grow with the run: the trial list and data are spilled to a file in
 //! journal order and copied into the page in viewer order.
 
@@ -23,6 +23,11 @@ pub const EMBEDDED_TRIALS: usize = 1_000;
 /// Trials read at once when a long run's trial scripts are written (each kept as its index
 /// entry once its script is written).
 const TRIAL_BATCH: usize = 256;
+
+/// Trials per script file of a long run (in journal order): the viewer loads a trial's file
+/// when the trial is shown, and with it the others in the file. One file per trial made
+/// writing the report of a long run mostly file creation.
+const TRIALS_PER_SCRIPT: usize = 64;
 
 /// Trials read at once for a page that embeds them (each kept whole until it is spilled).
 const EMBEDDED_BATCH: usize = 16;
@@ -81,22 +86,25 @@ pub fn write_html(
         if batch.len() < batch_size && records.peek().is_some() {
             continue;
         }
-        let chunk = batch.len().div_ceil(cores);
+        // Split on script-file boundaries (batches start at multiples of TRIAL_BATCH), so
+        // each file is written whole by one thread.
+        let chunk = batch
+            .len()
+            .div_ceil(cores)
+            .next_multiple_of(TRIALS_PER_SCRIPT);
         let written: Vec<Result<Vec<TrialView>>> = std::thread::scope(|scope| {
             let handles: Vec<_> = batch
                 .chunks(chunk)
                 .map(|part| {
                     let (folder, folder_name) = (&folder, &folder_name);
                     scope.spawn(move || {
-                        part.iter()
-                            .map(|(n, trial)| {
-                                if embedded {
-                                    full_view(trial, timings)
-                                } else {
-                                    write_trial_script(folder, folder_name, *n, trial, timings)
-                                }
-                            })
-                            .collect::<Result<Vec<_>>>()
+                        if embedded {
+                            part.iter()
+                                .map(|(_, trial)| full_view(trial, timings))
+                                .collect::<Result<Vec<_>>>()
+                        } else {
+                            write_trial_scripts(folder, folder_name, part, timings)
+                        }
                     })
                 })
                 .collect();
@@ -131,25 +139,39 @@ fn full_view(trial: &(PathBuf, Sourced), timings: &Timings) -> Result<TrialView>
         .expect("one view per record"))
 }
 
-/// Writes trial `n`'s script into `folder` (named `folder_name` beside the page) and returns
-/// its index entry.
-fn write_trial_script(
+/// Writes the scripts of `trials` (each with its place `n` in journal order; whole script
+/// files of [`TRIALS_PER_SCRIPT`] trials) into `folder` (named `folder_name` beside the page)
+/// and returns their index entries. Trial `n` is in file `n / TRIALS_PER_SCRIPT`, and its
+/// `src` is `FOLDER/FILE.js#n`: the file to load, and the key its script hands the trial over
+/// with.
+fn write_trial_scripts(
     folder: &Path,
     folder_name: &str,
-    n: usize,
-    trial: &(PathBuf, Sourced),
+    trials: &[(usize, (PathBuf, Sourced))],
     timings: &Timings,
-) -> Result<TrialView> {
-    let mut view = full_view(trial, timings)?;
-    let src = format!("{folder_name}/{n}.js");
-    let file = folder.join(format!("{n}.js"));
-    std::fs::write(&file, clawrun_report::trial_script(&src, &view))
-        .with_context(|| format!("writing {}", file.display()))?;
-    view.events = Vec::new();
-    view.diff = None;
-    view.record = view.record.for_summary();
-    view.src = Some(src);
-    Ok(view)
+) -> Result<Vec<TrialView>> {
+    let mut views = Vec::with_capacity(trials.len());
+    let mut script = String::new();
+    for (i, (n, trial)) in trials.iter().enumerate() {
+        let file_number = n / TRIALS_PER_SCRIPT;
+        let mut view = full_view(trial, timings)?;
+        let src = format!("{folder_name}/{file_number}.js#{n}");
+        script.push_str(&clawrun_report::trial_script(&src, &view));
+        view.events = Vec::new();
+        view.diff = None;
+        view.record = view.record.for_summary();
+        view.src = Some(src);
+        views.push(view);
+        let last_of_file = trials
+            .get(i + 1)
+            .is_none_or(|(next, _)| next / TRIALS_PER_SCRIPT != file_number);
+        if last_of_file {
+            let file = folder.join(format!("{file_number}.js"));
+            std::fs::write(&file, std::mem::take(&mut script))
+                .with_context(|| format!("writing {}", file.display()))?;
+        }
+    }
+    Ok(views)
 }
 
 /// The page's trial list and index, spilled to a file as trials arrive (in journal order) and

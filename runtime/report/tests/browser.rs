@@ -198,14 +198,22 @@ fn a_long_run_s_trials_load_from_beside_the_page_when_shown() {
     let summary =
         Summary::from_records(common::sourced("journal.jsonl", common::records()), None).unwrap();
     // The layout `clawrun report` writes above its embedding limit: an index in the page,
-    // each trial a script in report.trials/.
+    // the trials in scripts in report.trials/, several per file (here 3), each trial's src
+    // naming its file and its key.
     fs::create_dir_all(dir.join("report.trials")).unwrap();
+    let mut files: Vec<String> = Vec::new();
     let index: Vec<_> = common::views()
         .into_iter()
         .enumerate()
         .map(|(n, view)| {
-            let src = format!("report.trials/{n}.js");
-            fs::write(dir.join(&src), clawrun_report::trial_script(&src, &view)).unwrap();
+            let src = format!("report.trials/{}.js#{n}", n / 3);
+            if n % 3 == 0 {
+                files.push(String::new());
+            }
+            files
+                .last_mut()
+                .unwrap()
+                .push_str(&clawrun_report::trial_script(&src, &view));
             clawrun_report::TrialView {
                 events: Vec::new(),
                 diff: None,
@@ -214,6 +222,9 @@ fn a_long_run_s_trials_load_from_beside_the_page_when_shown() {
             }
         })
         .collect();
+    for (i, script) in files.iter().enumerate() {
+        fs::write(dir.join(format!("report.trials/{i}.js")), script).unwrap();
+    }
     let page = render_html(&summary, &index);
     assert!(!page.contains("Q3 report"), "the page holds no trace");
     let path = dir.join("report.html");
@@ -228,6 +239,16 @@ fn a_long_run_s_trials_load_from_beside_the_page_when_shown() {
     assert!(viewer.contains("<h3>T001_alpha / trial 0 <span class=\"tag pass\">PASS</span></h3>"));
     assert!(viewer.contains("\"subject\": \"Q3 report\""), "{viewer}");
     assert!(viewer.contains("<li>added: /workspace/report.csv</li>"));
+    // A trial of the second file (the fourth trial) loads from it.
+    let dom = dump_dom(
+        &exe,
+        &dir,
+        &url(&path, "#trial=T002_beta/0"),
+        &["--virtual-time-budget=5000"],
+    );
+    let viewer = from_id(&dom, "viewer");
+    assert!(viewer.contains("<h3>T002_beta / trial 0 "), "{viewer}");
+    assert!(!dom.contains("id=\"load-error\""), "{viewer}");
 
     // A missing trial file says what to keep.
     fs::remove_file(dir.join("report.trials/0.js")).unwrap();

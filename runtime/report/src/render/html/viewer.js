@@ -365,10 +365,12 @@
   var f = {search: byId("f-search"), failed: byId("f-failed"), fault: byId("f-fault"),
     unjudged: byId("f-unjudged"), task: byId("f-task"), category: byId("f-category"), arm: byId("f-arm")};
   var count = byId("f-count");
-  // Trials of a long run are not embedded: each is a script beside the page (src), loaded
-  // when shown; it calls clawrunTrial(i, trial).
+  // Trials of a long run are not embedded: each is in a script beside the page, loaded when
+  // shown. A trial's src is FILE#KEY: the script file holds several trials and calls
+  // clawrunTrial(src, trial) for each.
   var loaded = {};
   var waiting = {};
+  var requested = {};
   var bySrc = {};
   trials.forEach(function (t, i) { if (t.src) bySrc[t.src] = i; });
   window.clawrunTrial = function (src, t) {
@@ -382,16 +384,18 @@
     var t = trials[i];
     if (!t.src) { cb(t); return; }
     if (loaded[i]) { cb(loaded[i]); return; }
-    var first = !waiting[i];
     waiting[i] = cb;
-    if (!first) return;
+    var file = t.src.split("#")[0];
+    if (requested[file]) return;
+    requested[file] = true;
     var s = document.createElement("script");
-    s.src = t.src;
+    s.src = file;
     s.onerror = function () {
+      delete requested[file];
       delete waiting[i];
       if (current !== i) return;
       view.textContent = "";
-      view.appendChild(el("p", {id: "load-error", class: "banner warn"}, "Could not load " + t.src +
+      view.appendChild(el("p", {id: "load-error", class: "banner warn"}, "Could not load " + file +
         ": the trials of a long run are files beside the report; keep its folder with it."));
     };
     document.head.appendChild(s);
