@@ -47,6 +47,14 @@ pub fn write_bytes(bytes: &[u8]) -> anyhow::Result<()> {
         .map_err(stdout_error)
 }
 
+/// Writes to stdout with `write` (through the locked handle) and flushes.
+pub fn write_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    write(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(stdout_error)
+}
+
 /// Flushes stdout.
 pub fn flush() -> anyhow::Result<()> {
     io::stdout().lock().flush().map_err(stdout_error)

@@ -14,7 +14,7 @@ use clawrun_report::{
 use serde_json::Value;
 
 use super::UsageError;
-use super::output::{out, outln};
+use super::output::out;
 
 /// Arguments of `clawrun report`.
 #[derive(Debug, clap::Args)]
@@ -377,7 +377,7 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
         super::report_html::write_html(html, &summary, runs, &inputs.timings)?;
     }
     if formats.json {
-        outln!("{}", clawrun_report::render_json(&summary))?;
+        super::output::write_with(|out| clawrun_report::write_json(&summary, out))?;
     } else {
         out!(
             "{}",
@@ -438,7 +438,7 @@ fn write_comparison(
         .with_context(|| format!("writing {}", html.display()))?;
     }
     if formats.json {
-        outln!("{}", clawrun_report::render_comparison_json(&comparison))?;
+        super::output::write_with(|out| clawrun_report::write_comparison_json(&comparison, out))?;
     } else {
         out!(
             "{}",

@@ -39,7 +39,9 @@ pub use self::record::{
 };
 pub use self::render::html::viewer::trial_script;
 pub use self::render::html::{render_comparison_html, render_html};
-pub use self::render::json::{render_comparison_json, render_json};
+pub use self::render::json::{
+    render_comparison_json, render_json, write_comparison_json, write_json,
+};
 pub use self::render::markdown::{render_comparison_markdown, render_markdown};
 pub use self::render::text::{render_comparison_text, render_text, render_text_width};
 pub use self::summary::{Aggregate, Estimate, Inputs, Summary, TaskSummary, Totals};

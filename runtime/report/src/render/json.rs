@@ -1,6 +1,8 @@
 //! The JSON report: stable field order, pretty-printed, newline-terminated. Its schema is
 //! `schemas/report.schema.json` at the repository's root.
 
+use std::io::{self, Write};
+
 use serde::Serialize;
 
 use crate::compare::Comparison;
@@ -39,27 +41,49 @@ struct ComparisonDocument<'a> {
 
 /// The report as JSON.
 pub fn render_json(s: &Summary) -> String {
-    finish(&RunDocument {
-        report_version: JSON_VERSION,
-        kind: "run",
-        warnings: s.warnings(),
-        summary: s,
-    })
+    let mut out = Vec::new();
+    write_json(s, &mut out).expect("writing to memory never fails");
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+/// Writes the report as JSON to `out` as it is serialised (a long run's per-trial figures are
+/// never held as one string).
+pub fn write_json(s: &Summary, out: impl Write) -> io::Result<()> {
+    finish(
+        &RunDocument {
+            report_version: JSON_VERSION,
+            kind: "run",
+            warnings: s.warnings(),
+            summary: s,
+        },
+        out,
+    )
 }
 
 /// A comparison as JSON.
 pub fn render_comparison_json(c: &Comparison) -> String {
-    finish(&ComparisonDocument {
-        report_version: JSON_VERSION,
-        kind: "comparison",
-        warnings: c.warnings(),
-        comparison: c,
-    })
+    let mut out = Vec::new();
+    write_comparison_json(c, &mut out).expect("writing to memory never fails");
+    String::from_utf8(out).expect("JSON is UTF-8")
 }
 
-/// Pretty JSON with a trailing newline.
-fn finish(doc: &impl Serialize) -> String {
-    let mut out = serde_json::to_string_pretty(doc).expect("a report always serialises");
-    out.push('\n');
-    out
+/// Writes a comparison as JSON to `out` as it is serialised.
+pub fn write_comparison_json(c: &Comparison, out: impl Write) -> io::Result<()> {
+    finish(
+        &ComparisonDocument {
+            report_version: JSON_VERSION,
+            kind: "comparison",
+            warnings: c.warnings(),
+            comparison: c,
+        },
+        out,
+    )
+}
+
+/// Pretty JSON with a trailing newline, written through a buffer.
+fn finish(doc: &impl Serialize, out: impl Write) -> io::Result<()> {
+    let mut out = io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, doc)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
