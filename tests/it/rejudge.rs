@@ -181,7 +181,12 @@ fn an_offline_run_is_judged_from_its_traces_into_a_new_run_folder() {
         );
         assert_eq!(item(rec, "custom")["passed"], true);
         assert_eq!(rec["agent"], "oracle");
-        assert!(new.join(rec["trace"].as_str().unwrap()).is_file());
+        // The new record names the trace the run recorded (its pack copied, or its file).
+        let record: clawrun::report::TrialRecord = serde_json::from_value(rec.clone()).unwrap();
+        assert_eq!(
+            record.trace_bytes(&new).unwrap(),
+            crate::common::trial_trace(&run, &record.task_id, record.trial)
+        );
     }
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(new.join("run.json")).unwrap()).unwrap();

@@ -492,35 +492,27 @@ fn manifest(manifests: &[(String, Value)], o: &RejudgeOptions, judge: &ModelConf
 /// Copies the trace packs of run folder `source` (`traces/*.jsonl`) to `out`: the new records
 /// name the same packs and spans.
 fn copy_trace_packs(source: &Path, out: &Path) -> Result<()> {
-    let (from, to) = (source.join(TRACES_DIR), out.join(TRACES_DIR));
-    let Ok(entries) = std::fs::read_dir(&from) else {
-        return Ok(());
-    };
-    std::fs::create_dir_all(&to).with_context(|| format!("creating {}", to.display()))?;
-    for entry in entries {
-        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
-        if entry.file_type().is_ok_and(|t| t.is_file()) {
-            std::fs::copy(entry.path(), to.join(entry.file_name()))
-                .with_context(|| format!("copying {}", entry.path().display()))?;
-        }
-    }
-    Ok(())
+    copy_files(&source.join(TRACES_DIR), &out.join(TRACES_DIR))
 }
 
 /// Copies the files of `record`'s trial folder (a trace of its own in runs before trace packs,
 /// the diff) from `source` to `out`.
 fn copy_trial_files(source: &Path, out: &Path, record: &TrialRecord) -> Result<()> {
     let rel = Path::new(&record.task_id).join(record.trial.to_string());
-    let (from, to) = (source.join(&rel), out.join(&rel));
-    let Ok(entries) = std::fs::read_dir(&from) else {
+    copy_files(&source.join(&rel), &out.join(&rel))
+}
+
+/// Copies the files (not the folders) of folder `from` into `to`, creating it; nothing when
+/// `from` does not exist.
+fn copy_files(from: &Path, to: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(from) else {
         return Ok(());
     };
-    std::fs::create_dir_all(&to).with_context(|| format!("creating {}", to.display()))?;
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in entries {
         let entry = entry.with_context(|| format!("reading {}", from.display()))?;
         if entry.file_type().is_ok_and(|t| t.is_file()) {
-            let target = to.join(entry.file_name());
-            std::fs::copy(entry.path(), &target)
+            std::fs::copy(entry.path(), to.join(entry.file_name()))
                 .with_context(|| format!("copying {}", entry.path().display()))?;
         }
     }
