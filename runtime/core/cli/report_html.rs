@@ -1,7 +1,7 @@
 //! The HTML report of a run: one self-contained page for short runs; for long ones a page
-//! holding an index of the trials and their scripts beside it, 64 trials per file. Both are written with
-//! memory that does not grow with the run: the trial list and data are spilled to a file in
-//! journal order and copied into the page in viewer order.
+//! holding an index of the trials and their scripts beside it, 64 trials per file. Both are
+//! written with memory that does not grow with the run: the trial list and data are spilled to
+//! a file in journal order and copied into the page in viewer order.
 
 use std::collections::BTreeMap;
 use std::fs::File;

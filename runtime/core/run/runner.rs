@@ -441,6 +441,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let mut first_error = None;
     let (mut scored, mut passed, mut infra) = (0usize, 0usize, 0usize);
     std::thread::scope(|scope| -> Result<()> {
+        // Owned here, so that a writer error, which returns early, drops it: workers waiting
+        // on the full queue then see the run end instead of waiting for ever.
+        let rx = rx;
         for (worker, traces) in writers.into_iter().enumerate() {
             let tx = tx.clone();
             let (cx, tasks, pending, next, stop) = (&cx, &tasks, &pending, &next, &stop);

@@ -7,8 +7,9 @@
 //! Durability follows the journal's: packs are synced before each group of journal lines is
 //! (see [`super::journal::Journal::sync_first`]), so a line on disk never names bytes that are
 //! not. `--traces files` writes one file per trial instead ([`TraceLayout`]); readers take
-//! either, as each record says where its trace is. On `--resume` a pack is cut back to the end of the last trace a journal line names (the
-//! rest belongs to trials whose record was lost, which run again).
+//! either, as each record says where its trace is. On `--resume` a pack is cut back to the end
+//! of the last whole trace a journal line names (the rest belongs to trials whose record was
+//! lost, which run again).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
