@@ -2,6 +2,7 @@
 //! `runtime/agents/TRACE.md`). Recorded outside the sandbox; timestamps are virtual.
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -32,6 +33,85 @@ pub struct ImageRef {
     pub hash: String,
     /// Its size in bytes.
     pub size: u64,
+}
+
+/// A service's `/audit` document, kept as the JSON text the trace holds (compact, keys sorted:
+/// as `serde_json` writes a [`Value`]) and parsed only when read: a trial writes its audits
+/// into the trace without building them as values, and a judge whose checks never read them
+/// never parses them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditData(Arc<str>);
+
+impl AuditData {
+    /// The document whose compact JSON with sorted keys is `text` (as `serde_json` writes a
+    /// [`Value`]; the trace holds these bytes as they are).
+    pub fn from_json_text(text: impl Into<Arc<str>>) -> Self {
+        AuditData(text.into())
+    }
+
+    /// The JSON text.
+    pub fn as_json_text(&self) -> &str {
+        &self.0
+    }
+
+    /// The document parsed.
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(&self.0).expect("audit data is JSON written by serde_json")
+    }
+}
+
+impl From<Value> for AuditData {
+    fn from(value: Value) -> Self {
+        AuditData::from(&value)
+    }
+}
+
+impl From<&Value> for AuditData {
+    fn from(value: &Value) -> Self {
+        AuditData(Arc::from(value.to_string()))
+    }
+}
+
+impl std::fmt::Display for AuditData {
+    /// The JSON text.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for AuditData {
+    /// As the document (parsed: [`write_event`] writes the text of a trace's audit events as
+    /// it is, without this).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for AuditData {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(AuditData::from)
+    }
+}
+
+/// Writes `event` as one trace line (JSON and a newline) to `out`: what serde writes, except
+/// that an audit event's document goes in as the text it is kept as.
+pub fn write_event(out: &mut Vec<u8>, event: &Event) {
+    match &event.kind {
+        EventKind::Audit { service, data } => {
+            // The field order serde derives: seq, t_ns, then the flattened kind.
+            out.extend_from_slice(b"{\"seq\":");
+            out.extend_from_slice(event.seq.to_string().as_bytes());
+            out.extend_from_slice(b",\"t_ns\":");
+            out.extend_from_slice(event.t_ns.to_string().as_bytes());
+            out.extend_from_slice(b",\"type\":\"audit\",\"service\":");
+            serde_json::to_writer(&mut *out, service).expect("a string serialises");
+            out.extend_from_slice(b",\"data\":");
+            out.extend_from_slice(data.as_json_text().as_bytes());
+            out.push(b'}');
+        }
+        _ => serde_json::to_writer(&mut *out, event).expect("events serialise"),
+    }
+    out.push(b'\n');
 }
 
 /// What a trace event records.
@@ -150,7 +230,7 @@ pub enum EventKind {
         /// The service instance name.
         service: String,
         /// The service's `/audit` document.
-        data: Value,
+        data: AuditData,
     },
     /// The trial ended.
     TraceEnd {
@@ -306,4 +386,43 @@ pub fn read_trace(input: impl BufRead) -> Result<Vec<Event>, TraceReadError> {
         events.push(event);
     }
     Ok(events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_audit_event_is_written_as_serde_writes_it_with_its_text_as_is() {
+        let doc = serde_json::json!({
+            "calls": [{"endpoint": "/gmail/send", "body": {"to": "a\"b", "n": 1.5, "big": 18446744073709551615u64}}],
+            "z": null, "a": [true, -3]
+        });
+        let data = AuditData::from(&doc);
+        assert_eq!(data.as_json_text(), doc.to_string());
+        for kind in [
+            EventKind::Audit {
+                service: "gmail \u{1F4E7}".into(),
+                data: data.clone(),
+            },
+            EventKind::UserTurn {
+                round: 1,
+                text: "hi".into(),
+                done: false,
+            },
+        ] {
+            let event = Event {
+                seq: 24,
+                t_ns: 1_767_225_600_000_000_001,
+                kind,
+            };
+            let mut fast = Vec::new();
+            write_event(&mut fast, &event);
+            let derived = serde_json::to_string(&event).unwrap() + "\n";
+            assert_eq!(String::from_utf8(fast.clone()).unwrap(), derived);
+            let back: Event = serde_json::from_slice(&fast).unwrap();
+            assert_eq!(back, event);
+        }
+        assert_eq!(data.to_value(), doc);
+    }
 }

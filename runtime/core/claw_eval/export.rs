@@ -166,11 +166,8 @@ pub fn export(task: &LoadedTask, trial: u32, events: &[Event], evidence: &Eviden
                 let spec = task.task.services.iter().find(|s| &s.name == service);
                 if let Some(reset) = spec.and_then(|s| s.reset_endpoint.as_deref()) {
                     let base = reset.rsplit_once("/reset").map_or(reset, |(b, _)| b);
-                    let data = if data.is_object() {
-                        data.clone()
-                    } else {
-                        json!({})
-                    };
+                    let data = data.to_value();
+                    let data = if data.is_object() { data } else { json!({}) };
                     out.event(
                         "audit_snapshot",
                         at,

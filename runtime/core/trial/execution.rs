@@ -74,8 +74,7 @@ impl TrialOutput {
     pub fn trace_jsonl(&self) -> Vec<u8> {
         let mut out = Vec::new();
         for e in &self.events {
-            serde_json::to_writer(&mut out, e).expect("events serialise");
-            out.push(b'\n');
+            clawrun_agents::trace::write_event(&mut out, e);
         }
         out
     }

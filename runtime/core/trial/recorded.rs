@@ -10,11 +10,9 @@
 //! checks that read files to the run's own verdict
 //! ([`clawrun_judge::rejudge_with_log`]).
 
-use std::collections::BTreeMap;
-
 use clawrun_agents::trace::{Event, EventKind};
 use clawrun_agents::{Block, Message, Role};
-use clawrun_judge::{CallRecord, Evidence};
+use clawrun_judge::{Audits, CallRecord, Evidence};
 
 /// Why evidence rebuilt from a trace has no filesystem.
 pub const NO_FILES: &str = "the trace keeps no files (only the workspace's root hashes)";
@@ -29,7 +27,7 @@ pub fn evidence_from_trace(events: &[Event], prompt: &str) -> Result<Evidence, S
     let mut results: Vec<Block> = Vec::new();
     let mut call: Option<(&str, &serde_json::Value)> = None;
     let mut faults = 0u32;
-    let mut audits = BTreeMap::new();
+    let mut audits = Audits::default();
     let mut commands = Vec::new();
     let mut tampering = Vec::new();
     let mut end = None;

@@ -5,24 +5,24 @@
 //! status taken from beside the output), `env_snapshot_files` are read back, and every
 //! service's audit log is collected.
 
-use std::collections::BTreeMap;
-
 use anyhow::{Context, Result};
-use clawrun_agents::trace::{CommandOutput, EventKind, SnapshotFile};
+use clawrun_agents::trace::{AuditData, CommandOutput, EventKind, SnapshotFile};
+use clawrun_judge::Audits;
 use globset::{GlobBuilder, GlobSetBuilder};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::network;
 use super::recorder::Recorder;
 use super::seal;
 use super::setup::{Harness, TaskEnv, TrialEnv};
+use crate::services::json::SortedKeys;
 use crate::tools::{ToolCall, ToolEnv, ToolState};
 use crate::vfs::{NodeKind, Vfs};
 
 /// What the Judge phase collected.
 pub struct Judged {
     /// Each service's audit document.
-    pub audits: BTreeMap<String, Value>,
+    pub audits: Audits,
     /// The final filesystem with the judge files added.
     pub vfs: Vfs,
     /// Judge commands and their output.
@@ -35,7 +35,7 @@ impl Judged {
     /// No evidence: the Judge phase did not run (a task error).
     pub fn nothing(vfs: &Vfs) -> Judged {
         Judged {
-            audits: BTreeMap::new(),
+            audits: Audits::default(),
             vfs: vfs.fork(),
             commands: Vec::new(),
             tampering: Vec::new(),
@@ -113,9 +113,12 @@ pub fn judge_phase(
         },
     );
 
-    let mut audits = BTreeMap::new();
+    // Written as the text the trace holds, never built as values: the judge parses a
+    // document only when a check reads it.
+    let mut audits = Audits::default();
     for (service, data) in all.iter() {
-        let data = data.to_serde();
+        let text = serde_json::to_string(&SortedKeys(data)).expect("JSON serialises");
+        let data = AuditData::from_json_text(text);
         rec.push(
             env,
             EventKind::Audit {
@@ -123,7 +126,7 @@ pub fn judge_phase(
                 data: data.clone(),
             },
         );
-        audits.insert(service.to_string(), data);
+        audits.insert(service, data);
     }
     Ok(Judged {
         audits,

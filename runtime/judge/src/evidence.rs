@@ -3,9 +3,10 @@
 //! output of judge commands).
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use clawrun_agents::Message;
-use clawrun_agents::trace::CommandOutput;
+use clawrun_agents::trace::{AuditData, CommandOutput};
 use clawrun_vfs::Vfs;
 use serde_json::Value;
 
@@ -26,6 +27,66 @@ pub struct CallRecord {
     pub faulted: bool,
 }
 
+/// Each service's `/audit` document by instance name, kept as the JSON text the trace holds
+/// and parsed when a check first reads it (most rubrics never do).
+#[derive(Clone, Debug, Default)]
+pub struct Audits(BTreeMap<String, AuditDoc>);
+
+/// One audit document and, once read, its value.
+#[derive(Clone, Debug)]
+struct AuditDoc {
+    data: AuditData,
+    value: OnceLock<Value>,
+}
+
+impl PartialEq for Audits {
+    /// The same services with the same documents (their text: written one way, by
+    /// `serde_json`).
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(&other.0)
+                .all(|((a, x), (b, y))| a == b && x.data == y.data)
+    }
+}
+
+impl Audits {
+    /// Sets `service`'s document.
+    pub fn insert(&mut self, service: impl Into<String>, data: impl Into<AuditData>) {
+        let doc = AuditDoc {
+            data: data.into(),
+            value: OnceLock::new(),
+        };
+        self.0.insert(service.into(), doc);
+    }
+
+    /// `service`'s document, parsed on the first read.
+    pub fn get(&self, service: &str) -> Option<&Value> {
+        self.0
+            .get(service)
+            .map(|doc| doc.value.get_or_init(|| doc.data.to_value()))
+    }
+
+    /// The services, in name order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
+    /// Each service and its document, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0
+            .iter()
+            .map(|(name, doc)| (name.as_str(), doc.value.get_or_init(|| doc.data.to_value())))
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Everything the judge may look at.
 #[derive(Clone, Default)]
 pub struct Evidence {
@@ -38,7 +99,7 @@ pub struct Evidence {
     /// Every tool call, in order.
     pub calls: Vec<CallRecord>,
     /// Each service's `/audit` document, by service instance name.
-    pub audits: BTreeMap<String, Value>,
+    pub audits: Audits,
     /// The filesystem at the end of Execution, with judge files added (`/judge`, grader files).
     pub vfs: Vfs,
     /// Judge commands (`env_snapshot_commands` and rubric `command` checks) and their output,

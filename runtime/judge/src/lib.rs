@@ -34,7 +34,7 @@ use clawrun_task::check::{Check, NumberSource};
 pub use self::checks::Finding;
 pub use self::config::ScoreConfig;
 use self::context::Cx;
-pub use self::evidence::{CallRecord, Evidence};
+pub use self::evidence::{Audits, CallRecord, Evidence};
 pub use self::items::TASK_RUBRIC_ITEM;
 use self::items::{Item, Rule};
 pub use self::log::{JudgeCall, JudgeLog};

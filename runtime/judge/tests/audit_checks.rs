@@ -25,7 +25,7 @@ fn audit_task(check: &str) -> clawrun_task::Task {
 
 fn ev() -> clawrun_judge::Evidence {
     let mut ev = answer("sent");
-    ev.audits.insert("gmail".into(), gmail_audit());
+    ev.audits.insert("gmail", gmail_audit());
     ev
 }
 

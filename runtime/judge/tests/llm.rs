@@ -52,8 +52,7 @@ fn prompt_has_claw_eval_sections() {
         "The total is 485000.",
         vec![ok("gmail_send_message", json!({"to": "boss@x"}))],
     );
-    ev.audits.insert(
-        "gmail".into(),
+    ev.audits.insert("gmail",
         json!({"calls": [{"endpoint": "/gmail/send", "request_body": {"to": "boss@x"}, "response_body": {"status": "sent"}}], "sent_messages": [{"to": "boss@x"}]}),
     );
     put(&mut ev, "/workspace/report.md", "total 485000");
@@ -100,7 +99,7 @@ fn native_items_show_only_the_evidence_they_name() {
         "  - name: q\n    weight: 1\n    check: {type: llm_judge, rubric: is it right?, evidence: [conversation]}\n",
     );
     let mut ev = answer("x");
-    ev.audits.insert("gmail".into(), json!({"calls": []}));
+    ev.audits.insert("gmail", json!({"calls": []}));
     let judge = FakeJudge::score(0.5);
     run_with(&t, &ev, Some(&judge));
     let user = &judge.seen()[0].1;

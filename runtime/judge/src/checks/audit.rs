@@ -98,7 +98,7 @@ pub fn audit(
         }
     }
     let Some(doc) = ev.audits.get(service) else {
-        let known: Vec<&str> = ev.audits.keys().map(String::as_str).collect();
+        let known: Vec<&str> = ev.audits.names().collect();
         return Finding::pass(
             in_range(0),
             format!(

@@ -2,13 +2,13 @@
 //! a system prompt asking for JSON only, and a user message of `##` sections (task prompt,
 //! conversation, actions from the audit logs, files, rubric). Every section is size-bounded.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use clawrun_agents::{Block, Message, Role};
 use serde_json::Value;
 
 use crate::checks::snapshot::read_text;
-use crate::evidence::{CallRecord, Evidence};
+use crate::evidence::{Audits, CallRecord, Evidence};
 use crate::text::{guest_path, truncate, truncate_middle};
 
 /// Most characters of one message's text.
@@ -120,13 +120,13 @@ fn call_line(record: &Value) -> String {
 }
 
 /// The services' audit logs as text, preceded by the provenance line.
-pub fn actions(audits: &BTreeMap<String, Value>) -> String {
+pub fn actions(audits: &Audits) -> String {
     let mut out = String::from(
         "The following is a record of actions the agent actually performed, extracted from the \
          server-side audit log, not from the agent's self-report.\n",
     );
     let mut any = false;
-    for (service, doc) in audits {
+    for (service, doc) in audits.iter() {
         let Some(obj) = doc.as_object() else {
             out.push_str(&format!(
                 "\n### {service}\n{}\n",

@@ -249,7 +249,7 @@ pub fn trace(record: &TrialRecord) -> Vec<Event> {
         },
         EventKind::Audit {
             service: "gmail".into(),
-            data: json!({"sent": [{"to": "cfo@example.com", "subject": "Q3 report"}]}),
+            data: json!({"sent": [{"to": "cfo@example.com", "subject": "Q3 report"}]}).into(),
         },
         EventKind::TraceEnd {
             outcome: record.outcome,

@@ -256,6 +256,36 @@ impl serde::Serialize for Json {
     }
 }
 
+/// `Json` serialised with every object's keys sorted (byte order): the same bytes as its
+/// [`Json::to_serde`] value gives, without building that value (a trial's audit documents go
+/// into its trace this way).
+pub struct SortedKeys<'a>(pub &'a Json);
+
+impl serde::Serialize for SortedKeys<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Json::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(&SortedKeys(v))?;
+                }
+                seq.end()
+            }
+            Json::Object(o) => {
+                let mut entries: Vec<(&str, &Json)> = o.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, &SortedKeys(v))?;
+                }
+                map.end()
+            }
+            scalar => scalar.serialize(s),
+        }
+    }
+}
+
 impl From<&str> for Json {
     fn from(s: &str) -> Self {
         Json::Str(s.into())
@@ -325,3 +355,24 @@ macro_rules! obj {
     }};
 }
 pub(crate) use obj;
+
+#[cfg(test)]
+mod sorted_keys_tests {
+    use super::*;
+
+    #[test]
+    fn sorted_keys_write_the_bytes_of_the_serde_value() {
+        let docs = [
+            r#"{"zeta": 1, "alpha": {"b": [1, 2.5, -0.0, 1e300], "a": null, "\u00e9": "x"}, "Z": true}"#,
+            r#"[{"b": 18446744073709551615, "a": 18446744073709551616, "c": -9223372036854775809}]"#,
+            r#"{"calls": [{"endpoint": "/gmail/send", "body": {"to": "a\"b\n", "emoji": "\ud83d\udce7"}}], "": 0}"#,
+            r#""just a string""#,
+            r#"{"nan_like": 1e999}"#,
+        ];
+        for text in docs {
+            let json = parse(text).unwrap();
+            let sorted = serde_json::to_string(&SortedKeys(&json)).unwrap();
+            assert_eq!(sorted, json.to_serde().to_string(), "{text}");
+        }
+    }
+}
