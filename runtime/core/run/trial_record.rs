@@ -52,6 +52,8 @@ pub struct Worker {
     judge: Option<LlmClient>,
     user: Option<LlmClient>,
     traces: TraceWriter,
+    /// The JSONL of the trace being written, reused from trial to trial.
+    trace_buffer: Vec<u8>,
 }
 
 impl Worker {
@@ -71,6 +73,7 @@ impl Worker {
                 .map(|c| client("--user-model", c))
                 .transpose()?,
             traces,
+            trace_buffer: Vec::new(),
         })
     }
 
@@ -96,9 +99,10 @@ pub fn run_and_record(
     };
 
     let dir = cx.out.join(task.id()).join(trial.to_string());
+    output.write_trace_jsonl(&mut worker.trace_buffer);
     let (trace, trace_span) = worker
         .traces
-        .write(task.id(), trial, &output.trace_jsonl())?;
+        .write(task.id(), trial, &worker.trace_buffer)?;
     write_changes(task, &output, &dir)?;
     let Judgement {
         status,

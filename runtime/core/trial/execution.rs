@@ -70,13 +70,12 @@ pub struct TrialOutput {
 }
 
 impl TrialOutput {
-    /// The trace as JSONL.
-    pub fn trace_jsonl(&self) -> Vec<u8> {
-        let mut out = Vec::new();
+    /// Writes the trace as JSONL into `out` (cleared first: a worker reuses one buffer).
+    pub fn write_trace_jsonl(&self, out: &mut Vec<u8>) {
+        out.clear();
         for e in &self.events {
-            clawrun_agents::trace::write_event(&mut out, e);
+            clawrun_agents::trace::write_event(out, e);
         }
-        out
     }
 }
 
