@@ -44,7 +44,8 @@ pub struct AuditData(Arc<str>);
 
 impl AuditData {
     /// The document whose compact JSON with sorted keys is `text` (as `serde_json` writes a
-    /// [`Value`]; the trace holds these bytes as they are).
+    /// [`Value`]; the trace holds these bytes as they are). Not checked: text that is not JSON
+    /// panics when the document is read.
     pub fn from_json_text(text: impl Into<Arc<str>>) -> Self {
         AuditData(text.into())
     }
