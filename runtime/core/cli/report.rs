@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use clawrun_report::{
     ArmInput, Comparison, Inputs, Prices, RunHeader, Sourced, Summary, Timings, TrialRecord,
-    TrialView,
+    TrialRows, TrialView,
 };
 use serde_json::Value;
 
@@ -349,12 +349,18 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
         return write_comparison(&arms, formats, k, prices.as_ref());
     }
     let timings = timings(runs)?;
+    // The summary reads the journals one record at a time; only the JSON report lists every
+    // trial's row, the other formats show the first few (memory independent of the run's
+    // length but for the summary's duplicate check, 32 bytes per trial).
     let inputs = Inputs {
         timings,
         prices: prices.as_ref(),
+        trial_rows: if formats.json {
+            TrialRows::All
+        } else {
+            TrialRows::First(clawrun_report::render::rows::CHIPS)
+        },
     };
-    // The summary reads the journals one record at a time (memory independent of the run's
-    // length); only the HTML viewer loads every trial.
     let mut failed = None;
     let records = latest_records(runs)?.map_while(|r| match r {
         Ok((_, s)) => Some(s),
@@ -417,6 +423,7 @@ fn write_comparison(
             inputs: Inputs {
                 timings: timings.clone(),
                 prices,
+                trial_rows: TrialRows::All,
             },
         });
         loaded.push((sourced, timings));

@@ -20,16 +20,12 @@ use super::report::{latest_records, views};
 /// shown, so writing the report and opening it take memory for an index, not for every trace.
 pub const EMBEDDED_TRIALS: usize = 1_000;
 
-/// Trials read at once when a long run's trial scripts are written (each kept as its index
-/// entry once its script is written).
-const TRIAL_BATCH: usize = 256;
-
 /// Trials per script file of a long run (in journal order): the viewer loads a trial's file
 /// when the trial is shown, and with it the others in the file. One file per trial made
 /// writing the report of a long run mostly file creation.
 const TRIALS_PER_SCRIPT: usize = 64;
 
-/// Trials read at once for a page that embeds them (each kept whole until it is spilled).
+/// Trials rendered at once for a page that embeds them (each kept whole until it is spilled).
 const EMBEDDED_BATCH: usize = 16;
 
 /// Writes the HTML report of `summary` over `runs` to `html`: self-contained up to
@@ -72,55 +68,126 @@ pub fn write_html(
     let mut index = SpilledIndex::create(&spill_path)?;
     // Removed however this ends (a missing trace stops the report).
     let _spill = RemovedOnDrop(spill_path);
-    // Trials are read in batches; each batch's scripts are written on every core.
+    // Trials are read in chunks (a script file's worth for a long run) and rendered by one
+    // worker per core, started once: threads started per batch would leave a heap each
+    // behind in the allocator.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let batch_size = if embedded {
+    let chunk_size = if embedded {
         EMBEDDED_BATCH
     } else {
-        TRIAL_BATCH
+        TRIALS_PER_SCRIPT
     };
-    let mut batch = Vec::with_capacity(batch_size);
-    let mut records = latest_records(runs)?.enumerate().peekable();
-    while let Some((n, r)) = records.next() {
-        batch.push((n, r?));
-        if batch.len() < batch_size && records.peek().is_some() {
-            continue;
-        }
-        // Split on script-file boundaries (batches start at multiples of TRIAL_BATCH), so
-        // each file is written whole by one thread.
-        let chunk = batch
-            .len()
-            .div_ceil(cores)
-            .next_multiple_of(TRIALS_PER_SCRIPT);
-        let written: Vec<Result<Vec<TrialView>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = batch
-                .chunks(chunk)
-                .map(|part| {
-                    let (folder, folder_name) = (&folder, &folder_name);
-                    scope.spawn(move || {
-                        if embedded {
-                            part.iter()
-                                .map(|(_, trial)| full_view(trial, timings))
-                                .collect::<Result<Vec<_>>>()
-                        } else {
-                            write_trial_scripts(folder, folder_name, part, timings)
-                        }
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a report writer panicked"))
+    let render = |chunk: &[Numbered]| -> Result<Vec<TrialView>> {
+        if embedded {
+            chunk
+                .iter()
+                .map(|(_, trial)| full_view(trial, timings))
                 .collect()
-        });
-        for views in written {
-            for view in views? {
-                index.push(&view)?;
+        } else {
+            write_trial_scripts(&folder, &folder_name, chunk, timings)
+        }
+    };
+    let records = latest_records(runs)?.enumerate();
+    let mut chunks = Chunks {
+        records,
+        size: chunk_size,
+    };
+    in_order_on_workers(cores, &mut chunks, render, |views| {
+        views.iter().try_for_each(|view| index.push(view))
+    })?;
+    index.write_page(html, &report_page_start(summary, &facets))
+}
+
+/// A trial's record (with its run folder), numbered by its place in journal order.
+type Numbered = (usize, (PathBuf, Sourced));
+
+/// Records in journal order, numbered, in chunks of `size` (the first error ends them).
+struct Chunks<I> {
+    records: I,
+    size: usize,
+}
+
+impl<I: Iterator<Item = (usize, Result<(PathBuf, Sourced)>)>> Chunks<I> {
+    /// The next chunk (`None` after the last).
+    fn next_chunk(&mut self) -> Result<Option<Vec<Numbered>>> {
+        let mut chunk = Vec::with_capacity(self.size);
+        for (n, r) in self.records.by_ref() {
+            chunk.push((n, r?));
+            if chunk.len() == self.size {
+                break;
             }
         }
-        batch.clear();
+        Ok((!chunk.is_empty()).then_some(chunk))
     }
-    index.write_page(html, &report_page_start(summary, &facets))
+}
+
+/// Renders `chunks` on `workers` threads (started once) with `render` and hands each result
+/// to `take` in chunk order, holding at most two chunks per worker at a time.
+fn in_order_on_workers<I, R, T>(
+    workers: usize,
+    chunks: &mut Chunks<I>,
+    render: R,
+    mut take: impl FnMut(T) -> Result<()>,
+) -> Result<()>
+where
+    I: Iterator<Item = (usize, Result<(PathBuf, Sourced)>)>,
+    R: Fn(&[Numbered]) -> Result<T> + Sync,
+    T: Send,
+{
+    use std::sync::mpsc::{channel, sync_channel};
+    use std::sync::{Arc, Mutex};
+    std::thread::scope(|scope| {
+        let (job_tx, job_rx) = sync_channel::<(u64, Vec<Numbered>)>(workers);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let (done_tx, done_rx) = channel::<(u64, Result<T>)>();
+        for _ in 0..workers {
+            let (job_rx, done_tx, render) = (Arc::clone(&job_rx), done_tx.clone(), &render);
+            scope.spawn(move || {
+                loop {
+                    let job = job_rx.lock().expect("a report worker panicked").recv();
+                    let Ok((seq, chunk)) = job else { break };
+                    if done_tx.send((seq, render(&chunk))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        // Results that arrived before their turn, by chunk number.
+        let mut early: BTreeMap<u64, Result<T>> = BTreeMap::new();
+        let (mut sent, mut taken) = (0u64, 0u64);
+        let mut take_ready = |early: &mut BTreeMap<u64, Result<T>>, taken: &mut u64| {
+            while let Some(result) = early.remove(taken) {
+                take(result?)?;
+                *taken += 1;
+            }
+            Ok::<(), anyhow::Error>(())
+        };
+        let read = loop {
+            // At most 2 × workers chunks in flight: wait for the oldest before reading on.
+            while sent - taken >= 2 * workers as u64 {
+                let (seq, result) = done_rx.recv().expect("workers outlive the jobs");
+                early.insert(seq, result);
+                take_ready(&mut early, &mut taken)?;
+            }
+            match chunks.next_chunk() {
+                Ok(Some(chunk)) => {
+                    job_tx
+                        .send((sent, chunk))
+                        .expect("workers outlive the jobs");
+                    sent += 1;
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        drop(job_tx);
+        for (seq, result) in done_rx {
+            early.insert(seq, result);
+            take_ready(&mut early, &mut taken)?;
+        }
+        read
+    })
 }
 
 /// A file removed when this is dropped.
@@ -147,16 +214,25 @@ fn full_view(trial: &(PathBuf, Sourced), timings: &Timings) -> Result<TrialView>
 fn write_trial_scripts(
     folder: &Path,
     folder_name: &str,
-    trials: &[(usize, (PathBuf, Sourced))],
+    trials: &[Numbered],
     timings: &Timings,
 ) -> Result<Vec<TrialView>> {
     let mut views = Vec::with_capacity(trials.len());
-    let mut script = String::new();
+    // The open script file: its path and writer.
+    let mut script: Option<(PathBuf, BufWriter<File>)> = None;
     for (i, (n, trial)) in trials.iter().enumerate() {
         let file_number = n / TRIALS_PER_SCRIPT;
         let mut view = full_view(trial, timings)?;
         let src = format!("{folder_name}/{file_number}.js#{n}");
-        script.push_str(&clawrun_report::trial_script(&src, &view));
+        if script.is_none() {
+            let path = folder.join(format!("{file_number}.js"));
+            let file =
+                File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+            script = Some((path, BufWriter::new(file)));
+        }
+        let (path, out) = script.as_mut().expect("opened above");
+        out.write_all(clawrun_report::trial_script(&src, &view).as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
         view.events = Vec::new();
         view.diff = None;
         view.record = view.record.for_summary();
@@ -166,9 +242,10 @@ fn write_trial_scripts(
             .get(i + 1)
             .is_none_or(|(next, _)| next / TRIALS_PER_SCRIPT != file_number);
         if last_of_file {
-            let file = folder.join(format!("{file_number}.js"));
-            std::fs::write(&file, std::mem::take(&mut script))
-                .with_context(|| format!("writing {}", file.display()))?;
+            let (path, out) = script.take().expect("opened above");
+            out.into_inner()
+                .map_err(|e| e.into_error())
+                .with_context(|| format!("writing {}", path.display()))?;
         }
     }
     Ok(views)

@@ -44,7 +44,7 @@ pub use self::render::json::{
 };
 pub use self::render::markdown::{render_comparison_markdown, render_markdown};
 pub use self::render::text::{render_comparison_text, render_text, render_text_width};
-pub use self::summary::{Aggregate, Estimate, Inputs, Summary, TaskSummary, Totals};
+pub use self::summary::{Aggregate, Estimate, Inputs, Summary, TaskSummary, Totals, TrialRows};
 pub use self::timing::{TimingLine, Timings};
 pub use self::trace_file::TraceSpan;
 pub use self::view::TrialView;

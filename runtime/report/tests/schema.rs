@@ -52,6 +52,7 @@ fn fixture_with_totals(prices: &Prices) -> Summary {
     let inputs = Inputs {
         timings,
         prices: Some(prices),
+        ..Inputs::default()
     };
     Summary::from_records_with(common::sourced("j", recs), Some(2), &inputs).unwrap()
 }

@@ -90,9 +90,13 @@ fn flips() {
         &[false],
         &[false, false, true],
     ];
-    close(flip_rate(tasks).unwrap(), 2.0 / 3.0);
-    let single: [&[bool]; 1] = [&[true]];
-    assert_eq!(flip_rate(single), None);
+    let of = |ts: &[&[bool]]| {
+        ts.iter()
+            .map(|t| (t.len() as u32, flipped(t)))
+            .collect::<Vec<_>>()
+    };
+    close(flip_rate(of(&tasks)).unwrap(), 2.0 / 3.0);
+    assert_eq!(flip_rate(of(&[&[true]])), None);
 }
 
 #[test]

@@ -101,6 +101,7 @@ fn sub_millisecond_trials_sum_in_microseconds() {
     let inputs = Inputs {
         timings,
         prices: None,
+        ..Inputs::default()
     };
     let s = Summary::from_records_with(sourced("j", records()), None, &inputs).unwrap();
     assert_eq!(s.overall.totals.wall_us, Some(1200));
@@ -132,6 +133,7 @@ fn totals_and_cost_reach_tasks_aggregates_and_every_format() {
     let inputs = Inputs {
         timings,
         prices: Some(&prices),
+        ..Inputs::default()
     };
     let s = Summary::from_records_with(sourced("j", recs), None, &inputs).unwrap();
     // 12 records (the infra error included) × 100 in (40 cached) / 20 out

@@ -33,8 +33,9 @@ fn table(cols: Vec<Column>, rows: Vec<Vec<String>>, left: usize) -> Table {
 /// One task's row (with a cost cell when `priced`).
 pub fn task_row(t: &TaskSummary, priced: bool) -> Vec<String> {
     let mut trials: Vec<String> = t.trials.iter().take(CHIPS).map(trial_chip).collect();
-    if t.trials.len() > CHIPS {
-        trials.push(format!("... (+{} more)", t.trials.len() - CHIPS));
+    let listed = t.scored_trials() as usize;
+    if listed > CHIPS {
+        trials.push(format!("... (+{} more)", listed - CHIPS));
     }
     let mut row = vec![
         t.task_id.clone(),

@@ -5,12 +5,14 @@
 //! - [`paired`]: the paired comparison of two arms (differences, sign test).
 
 pub mod bootstrap;
+pub mod exact_sum;
 pub mod paired;
 pub mod passk;
 
 pub use self::bootstrap::{
     BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, Interval, SplitMix64, bootstrap_mean, percentile_interval,
 };
+pub use self::exact_sum::ExactSum;
 pub use self::paired::{paired_difference, sign_test_p, wins_losses_ties};
 pub use self::passk::{all_k_pass, pass_at_k, pass_hat_k, pass_pow_k};
 
@@ -28,13 +30,14 @@ pub fn flipped(passes: &[bool]) -> bool {
 }
 
 /// The fraction of tasks whose trials disagree on pass, over tasks with at least two trials
-/// (one trial cannot disagree with itself); `None` when no task has two.
-pub fn flip_rate<'a>(tasks: impl IntoIterator<Item = &'a [bool]>) -> Option<f64> {
+/// (one trial cannot disagree with itself); `None` when no task has two. Each task is given
+/// as its number of trials and whether they flipped ([`flipped`]).
+pub fn flip_rate(tasks: impl IntoIterator<Item = (u32, bool)>) -> Option<f64> {
     let (mut eligible, mut flips) = (0usize, 0usize);
-    for passes in tasks {
-        if passes.len() >= 2 {
+    for (trials, flipped) in tasks {
+        if trials >= 2 {
             eligible += 1;
-            flips += usize::from(flipped(passes));
+            flips += usize::from(flipped);
         }
     }
     (eligible > 0).then(|| flips as f64 / eligible as f64)

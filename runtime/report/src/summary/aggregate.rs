@@ -96,7 +96,6 @@ impl Aggregate {
         let sum = |f: fn(&TaskSummary) -> u64| -> u64 { tasks.iter().map(|t| f(t)).sum() };
         let count =
             |f: fn(&TaskSummary) -> bool| -> u32 { tasks.iter().filter(|t| f(t)).count() as u32 };
-        let passes: Vec<Vec<bool>> = tasks.iter().map(|t| t.passes()).collect();
         Aggregate {
             name: name.to_string(),
             tasks: tasks.len() as u32,
@@ -114,7 +113,7 @@ impl Aggregate {
             all_k_pass: estimate(|t| t.all_k_pass.map(|b| f64::from(u8::from(b)))),
             all_k_pass_tasks: count(|t| t.all_k_pass == Some(true)),
             pass_hat_k: estimate(|t| t.pass_hat_k),
-            flip_rate: stats::flip_rate(passes.iter().map(Vec::as_slice)),
+            flip_rate: stats::flip_rate(tasks.iter().map(|t| (t.n, t.flipped))),
             flipped_tasks: count(|t| t.flipped),
             faults_seen: sum(|t| t.faults_seen),
             infra_errors: sum(|t| u64::from(t.infra_errors)) as u32,

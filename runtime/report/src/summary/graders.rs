@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::BTreeMap;
+
 use super::merge::TaskRecords;
+use crate::stats::ExactSum;
 use clawrun_judge::{ItemSource, Verdict};
 
 /// Agreement between the Claw-Eval grader (the trial's `verdict`) and clawrun's rubric (its
@@ -40,59 +43,78 @@ pub struct Disagreement {
     pub why: String,
 }
 
+/// One task's trials graded both ways, folded as they are read.
+#[derive(Clone, Debug, Default)]
+pub struct GradedBoth {
+    /// Trials graded both ways.
+    graded: u32,
+    /// Of those, trials where both verdicts are fully judged.
+    compared: u32,
+    /// Of the compared, trials with the same pass/fail.
+    same_pass: u32,
+    /// Summed |Claw-Eval score − clawrun score| over the compared trials.
+    abs_difference: ExactSum,
+    /// The compared trials whose pass/fail differs, by trial index.
+    disagreements: BTreeMap<u32, Disagreement>,
+}
+
+impl GradedBoth {
+    /// Folds in trial `trial` (labelled `key`, `task/trial`): Claw-Eval's verdict and
+    /// clawrun's.
+    pub fn add(&mut self, trial: u32, key: String, claw_eval: &Verdict, clawrun: &Verdict) {
+        self.graded += 1;
+        let judged =
+            |v: &Verdict| v.unjudged_weight == 0.0 && v.items.iter().all(|i| i.score.is_some());
+        if !(judged(claw_eval) && judged(clawrun)) {
+            return;
+        }
+        self.compared += 1;
+        self.abs_difference
+            .add((claw_eval.scores.score - clawrun.scores.score).abs());
+        if claw_eval.scores.passed == clawrun.scores.passed {
+            self.same_pass += 1;
+            return;
+        }
+        self.disagreements.insert(
+            trial,
+            Disagreement {
+                trial: key,
+                claw_eval_score: claw_eval.scores.score,
+                claw_eval_passed: claw_eval.scores.passed,
+                clawrun_score: clawrun.scores.score,
+                clawrun_passed: clawrun.scores.passed,
+                why: why(claw_eval, clawrun),
+            },
+        );
+    }
+}
+
 impl GraderAgreement {
     /// The agreement over `tasks`' scored records; `None` when no trial was graded both ways.
     pub fn of<'a>(tasks: impl IntoIterator<Item = &'a TaskRecords>) -> Option<Self> {
-        let both: Vec<(String, &Verdict, &Verdict)> = tasks
-            .into_iter()
-            .flat_map(|t| {
-                t.graded_both
-                    .iter()
-                    .map(|(trial, c, n)| (format!("{}/{trial}", t.first.task_id), c, n))
-            })
-            .collect();
-        if both.is_empty() {
+        let mut graded = 0;
+        let mut out = GraderAgreement {
+            trials: 0,
+            same_pass: 0,
+            mean_abs_difference: 0.0,
+            unjudged: 0,
+            disagreements: Vec::new(),
+        };
+        let mut abs_difference = ExactSum::default();
+        for t in tasks {
+            let g = &t.graded_both;
+            graded += g.graded;
+            out.trials += g.compared;
+            out.same_pass += g.same_pass;
+            abs_difference.add_sum(g.abs_difference);
+            out.disagreements.extend(g.disagreements.values().cloned());
+        }
+        if graded == 0 {
             return None;
         }
-        let judged =
-            |v: &Verdict| v.unjudged_weight == 0.0 && v.items.iter().all(|i| i.score.is_some());
-        let compared: Vec<_> = both
-            .iter()
-            .filter(|(_, c, n)| judged(c) && judged(n))
-            .collect();
-        let trials = compared.len() as u32;
-        let same_pass = compared
-            .iter()
-            .filter(|(_, c, n)| c.scores.passed == n.scores.passed)
-            .count() as u32;
-        let mean_abs_difference = if compared.is_empty() {
-            0.0
-        } else {
-            compared
-                .iter()
-                .map(|(_, c, n)| (c.scores.score - n.scores.score).abs())
-                .sum::<f64>()
-                / compared.len() as f64
-        };
-        let disagreements = compared
-            .iter()
-            .filter(|(_, c, n)| c.scores.passed != n.scores.passed)
-            .map(|(key, c, n)| Disagreement {
-                trial: key.clone(),
-                claw_eval_score: c.scores.score,
-                claw_eval_passed: c.scores.passed,
-                clawrun_score: n.scores.score,
-                clawrun_passed: n.scores.passed,
-                why: why(c, n),
-            })
-            .collect();
-        Some(GraderAgreement {
-            trials,
-            same_pass,
-            mean_abs_difference,
-            unjudged: both.len() as u32 - trials,
-            disagreements,
-        })
+        out.unjudged = graded - out.trials;
+        out.mean_abs_difference = abs_difference.mean(u64::from(out.trials)).unwrap_or(0.0);
+        Some(out)
     }
 }
 

@@ -1,64 +1,96 @@
-//! Merging records from one or more journals (shards): duplicates and consistency.
+//! Merging records from one or more journals (shards) into per-task figures, one record at a
+//! time: duplicates and consistency.
 //!
-//! A long run is summarised from a stream of records, so what is kept per trial is small: a
-//! [`MergedTrial`] (its figures, where it came from, a digest to recognise an identical copy)
-//! of about 150 bytes instead of the record. Only trials graded both ways keep their two
-//! verdicts (the grader comparison quotes them).
+//! A long run is summarised from a stream of records, so no record is kept: each one is
+//! checked and folded into its task's [`TaskRecords`] as it is read. Sums are order-free
+//! ([`ExactSum`]), so two runs of the same trials that finished in a different order give the
+//! same summary. What is kept per trial is what the duplicate check needs, a [`SeenTrial`] of
+//! 24 bytes per scored trial, plus the per-trial rows the caller asked for
+//! ([`TrialRows`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use clawrun_judge::{Scores, Verdict};
+use clawrun_judge::Verdict;
 
 use crate::error::ReportError;
 use crate::record::{Judgement, Sourced, Status, TrialRecord};
-use crate::summary::Inputs;
-use crate::summary::totals::Totals;
+use crate::stats::ExactSum;
+use crate::summary::graders::GradedBoth;
+use crate::summary::task::TrialScore;
+use crate::summary::totals::{Totals, TotalsSum};
+use crate::summary::{Inputs, TrialRows};
 
-/// One trial's record as the summary reads it.
-#[derive(Clone, Debug)]
-pub struct MergedTrial {
-    /// The trial index.
-    pub trial: u32,
-    /// Its status.
-    pub status: Status,
-    /// How completely it was judged (`None` without a verdict: not scored).
-    pub judgement: Option<Judgement>,
-    /// Its verdict's scores (`None` without a verdict).
-    pub scores: Option<Scores>,
-    /// Faults injected during it, as its verdict counts them.
-    pub faults_seen: u32,
-    /// Tool calls that failed, as its verdict counts them.
-    pub failed_calls: u32,
-    /// Rubric weight its judge could not judge.
-    pub unjudged_weight: f64,
-    /// Assistant turns served from the response cache.
-    pub cached_turns: u32,
-    /// What it spent.
-    pub totals: Totals,
-    /// Where its record came from.
-    source: SourceRef,
-    /// A digest of its record: an identical copy (the same line in two shards) is dropped.
-    digest: [u8; 16],
-}
-
-/// One task's records after merging, in trial order.
+/// One task's records after merging: its figures so far.
 #[derive(Clone, Debug)]
 pub struct TaskRecords {
     /// The task's first record (reduced by
-    /// [`TrialRecord::for_summary`](crate::TrialRecord::for_summary)): its category, group
-    /// and hash, which every other record must repeat.
+    /// [`TrialRecord::for_summary`](crate::TrialRecord::for_summary), its verdict dropped):
+    /// its category, group and hash, which every other record must repeat.
     pub first: TrialRecord,
-    /// Scored trials, one per trial index, sorted by trial.
-    pub scored: Vec<MergedTrial>,
-    /// Infrastructure and task errors (several per trial index when it was retried), sorted by
-    /// trial.
-    pub infra: Vec<MergedTrial>,
-    /// Scored trials graded both ways, in trial order: the trial, Claw-Eval's verdict and
-    /// clawrun's.
-    pub graded_both: Vec<(u32, Verdict, Verdict)>,
     /// Where `first` came from.
     first_source: String,
+    /// Scored trials by index (looked up, and folded order-free: no output depends on this
+    /// map's order).
+    seen: HashMap<u32, SeenTrial>,
+    /// Infrastructure and task errors seen, by trial and digest (a retried trial has several;
+    /// the same line in two shards counts once).
+    seen_errors: BTreeSet<(u32, u64)>,
+    /// Figures over the counted trials (scored, not unjudged).
+    pub counted: Counted,
+    /// Scored trials that were unjudged (no score).
+    pub unjudged_trials: u32,
+    /// Scored trials scored over their checkable items only.
+    pub partly_judged_trials: u32,
+    /// Summed unjudged weight over the scored trials.
+    pub unjudged_weight: ExactSum,
+    /// Assistant turns served from the response cache over the scored trials.
+    pub cached_turns: u64,
+    /// Infrastructure-error records.
+    pub infra_errors: u32,
+    /// Task-error records.
+    pub task_errors: u32,
+    /// What every record spent (errors and unjudged trials included).
+    pub totals: TotalsSum,
+    /// The listed scored trials in trial order (all, or the first few: [`TrialRows`]).
+    pub rows: BTreeMap<u32, TrialScore>,
+    /// The trials graded both ways.
+    pub graded_both: GradedBoth,
+}
+
+/// Figures over one task's counted trials.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counted {
+    /// Counted trials.
+    pub n: u32,
+    /// Of those, the ones that passed.
+    pub c: u32,
+    /// Summed scores.
+    pub score: ExactSum,
+    /// Summed completion.
+    pub completion: ExactSum,
+    /// Summed safety.
+    pub safety: ExactSum,
+    /// Summed robustness.
+    pub robustness: ExactSum,
+    /// Faults injected.
+    pub faults_seen: u64,
+    /// Failed tool calls.
+    pub failed_calls: u64,
+}
+
+/// What the merge keeps of one scored trial.
+#[derive(Clone, Copy, Debug)]
+struct SeenTrial {
+    /// A digest of its record: an identical copy (the same line in two shards) is dropped, a
+    /// different one is an error.
+    digest: u64,
+    /// Where its record came from (for that error).
+    source: SourceRef,
+    /// Whether it counts in the figures.
+    counts: bool,
+    /// Whether it passed.
+    passed: bool,
 }
 
 /// Every task's merged records and the agents that ran them.
@@ -98,9 +130,16 @@ impl Merged {
             line,
         }
     }
+
+    /// `path:line` of a record.
+    fn source(&self, s: SourceRef) -> String {
+        let file = &self.files[s.file as usize];
+        s.line
+            .map_or(file.to_string(), |line| format!("{file}:{line}"))
+    }
 }
 
-/// Groups records by task id (sorted), dropping exact duplicates.
+/// Folds records into per-task figures (tasks sorted by id), dropping exact duplicates.
 ///
 /// Two records for the same task and trial are fine when they are identical (the same line
 /// in two shards) or when at least one of them is an infrastructure error (a retried trial);
@@ -112,8 +151,16 @@ pub fn merge(
 ) -> Result<Merged, ReportError> {
     let mut merged = Merged::default();
     for rec in records {
+        merged.add(rec, inputs)?;
+    }
+    Ok(merged)
+}
+
+impl Merged {
+    /// Folds in one record.
+    fn add(&mut self, rec: Sourced, inputs: &Inputs<'_>) -> Result<(), ReportError> {
         let digest = blake3::hash(rec.record.to_line().as_bytes());
-        let digest: [u8; 16] = digest.as_bytes()[..16].try_into().expect("16 of 32 bytes");
+        let digest = u64::from_le_bytes(digest.as_bytes()[..8].try_into().expect("8 of 32"));
         let r = rec.record.for_summary();
         if r.is_scored() && r.verdict.is_none() {
             return Err(ReportError::MissingVerdict {
@@ -122,92 +169,177 @@ pub fn merge(
                 trial: r.trial,
             });
         }
-        if let Some(task) = merged.tasks.get(&r.task_id) {
+        if let Some(task) = self.tasks.get(&r.task_id) {
             check_same(&task.first, &task.first_source, &r, &rec.source)?;
         }
-        if !merged.agents.contains(&r.agent) {
-            merged.agents.insert(r.agent.clone());
+        if !self.agents.contains(&r.agent) {
+            self.agents.insert(r.agent.clone());
         }
-        let trial = MergedTrial {
-            trial: r.trial,
-            status: r.status,
-            judgement: r.judgement(),
-            scores: r.verdict.as_ref().map(|v| v.scores),
-            faults_seen: r.verdict.as_ref().map_or(0, |v| v.faults_seen),
-            failed_calls: r.verdict.as_ref().map_or(0, |v| v.failed_calls),
-            unjudged_weight: r.verdict.as_ref().map_or(0.0, |v| v.unjudged_weight),
-            cached_turns: r.cached_turns,
-            totals: Totals::of_record(&r, &inputs.timings, inputs.prices)?,
-            source: merged.intern(&rec.source),
-            digest,
-        };
-        let task = merged
-            .tasks
-            .entry(r.task_id.clone())
-            .or_insert_with(|| TaskRecords {
-                first: r.clone(),
-                scored: Vec::new(),
-                infra: Vec::new(),
-                graded_both: Vec::new(),
-                first_source: rec.source.clone(),
-            });
-        if r.is_scored() {
-            if let (Some(v), Some(n)) = (r.verdict.clone(), r.native_verdict.clone()) {
-                task.graded_both.push((r.trial, v, n));
-            }
-            task.scored.push(trial);
-        } else {
-            task.infra.push(trial);
+        let source = self.intern(&rec.source);
+        let totals = Totals::of_record(&r, &inputs.timings, inputs.prices)?;
+        if !self.tasks.contains_key(&r.task_id) {
+            let first = TrialRecord {
+                verdict: None,
+                native_verdict: None,
+                ..r.clone()
+            };
+            self.tasks
+                .insert(r.task_id.clone(), TaskRecords::new(first, rec.source));
         }
-    }
-    let Merged { tasks, files, .. } = &mut merged;
-    let source = |s: SourceRef| -> String {
-        let file = &files[s.file as usize];
-        s.line
-            .map_or(file.to_string(), |line| format!("{file}:{line}"))
-    };
-    for (task_id, task) in tasks.iter_mut() {
-        // Stable sorts: copies of one trial stay in the order they were read.
-        task.scored.sort_by_key(|t| t.trial);
-        task.infra.sort_by_key(|t| t.trial);
-        // Copies of one trial: an identical one is dropped, a different one is an error.
-        let mut conflict = None;
-        task.scored.dedup_by(|later, earlier| {
-            if later.trial != earlier.trial {
-                return false;
+        let task = self.tasks.get_mut(&r.task_id).expect("inserted above");
+        if !r.is_scored() {
+            if task.seen_errors.insert((r.trial, digest)) {
+                task.add_error(r.status, &totals);
             }
-            if later.digest != earlier.digest && conflict.is_none() {
-                conflict = Some((later.trial, earlier.source, later.source));
+            return Ok(());
+        }
+        if let Some(earlier) = task.seen.get(&r.trial) {
+            if earlier.digest == digest {
+                return Ok(());
             }
-            true
-        });
-        if let Some((trial, first, second)) = conflict {
+            let (task_id, trial, first) = (r.task_id.clone(), r.trial, earlier.source);
             return Err(ReportError::Duplicate {
-                task_id: task_id.clone(),
+                task_id,
                 trial,
-                first: source(first),
-                second: source(second),
+                first: self.source(first),
+                second: self.source(source),
             });
         }
-        let mut seen: BTreeSet<(u32, [u8; 16])> = BTreeSet::new();
-        task.infra.retain(|t| seen.insert((t.trial, t.digest)));
-        task.graded_both.sort_by_key(|both| both.0);
-        task.graded_both.dedup_by_key(|both| both.0);
+        task.add_scored(r, digest, source, totals, &inputs.trial_rows);
+        Ok(())
     }
-    Ok(merged)
 }
 
-impl MergedTrial {
-    /// Its verdict's scores; only for scored trials (a scored record always has a verdict).
-    pub fn scored(&self) -> &Scores {
-        self.scores
-            .as_ref()
-            .expect("merge checked: a scored trial has a verdict")
+impl TaskRecords {
+    /// A task whose first record is `first`, read from `source`.
+    fn new(first: TrialRecord, source: String) -> TaskRecords {
+        TaskRecords {
+            first,
+            first_source: source,
+            seen: HashMap::new(),
+            seen_errors: BTreeSet::new(),
+            counted: Counted::default(),
+            unjudged_trials: 0,
+            partly_judged_trials: 0,
+            unjudged_weight: ExactSum::default(),
+            cached_turns: 0,
+            infra_errors: 0,
+            task_errors: 0,
+            totals: TotalsSum::default(),
+            rows: BTreeMap::new(),
+            graded_both: GradedBoth::default(),
+        }
     }
 
-    /// Whether it counts in the figures (scored and not unjudged).
-    pub fn counts(&self) -> bool {
-        self.judgement.is_some_and(|j| j != Judgement::Unjudged)
+    /// Folds in an infrastructure or task error.
+    fn add_error(&mut self, status: Status, totals: &Totals) {
+        match status {
+            Status::InfraError => self.infra_errors += 1,
+            Status::TaskError => self.task_errors += 1,
+            Status::Scored => unreachable!("errors only"),
+        }
+        self.totals.add(totals);
+    }
+
+    /// Folds in a scored trial seen for the first time (it has a verdict: checked).
+    fn add_scored(
+        &mut self,
+        r: TrialRecord,
+        digest: u64,
+        source: SourceRef,
+        totals: Totals,
+        rows: &TrialRows,
+    ) {
+        let judgement = r.judgement().expect("a scored record has a verdict");
+        let v: &Verdict = r.verdict.as_ref().expect("checked");
+        let counts = judgement != Judgement::Unjudged;
+        match judgement {
+            Judgement::Full => {}
+            Judgement::Partial => self.partly_judged_trials += 1,
+            Judgement::Unjudged => self.unjudged_trials += 1,
+        }
+        if counts {
+            let c = &mut self.counted;
+            c.n += 1;
+            c.c += u32::from(v.scores.passed);
+            c.score.add(v.scores.score);
+            c.completion.add(v.scores.completion);
+            c.safety.add(v.scores.safety);
+            c.robustness.add(v.scores.robustness);
+            c.faults_seen += u64::from(v.faults_seen);
+            c.failed_calls += u64::from(v.failed_calls);
+        }
+        self.unjudged_weight.add(v.unjudged_weight);
+        self.cached_turns += u64::from(r.cached_turns);
+        self.totals.add(&totals);
+        self.seen.insert(
+            r.trial,
+            SeenTrial {
+                digest,
+                source,
+                counts,
+                passed: v.scores.passed,
+            },
+        );
+        if rows.keeps(
+            self.rows.len(),
+            self.rows.last_key_value().map(|(t, _)| *t),
+            r.trial,
+        ) {
+            self.rows.insert(
+                r.trial,
+                TrialScore {
+                    trial: r.trial,
+                    score: v.scores.score,
+                    passed: v.scores.passed,
+                    judgement,
+                    faults_seen: v.faults_seen,
+                    totals,
+                },
+            );
+            if let TrialRows::First(limit) = rows
+                && self.rows.len() > *limit
+            {
+                self.rows.pop_last();
+            }
+        }
+        if let Some(native) = &r.native_verdict {
+            let key = format!("{}/{}", r.task_id, r.trial);
+            self.graded_both.add(r.trial, key, v, native);
+        }
+    }
+
+    /// Claw-Eval's Pass^k: whether the first `k` counted trials (in trial order) all passed;
+    /// `None` when fewer than `k` trials count.
+    pub fn all_k_pass(&self, k: u32) -> Option<bool> {
+        if k == 0 || self.counted.n < k {
+            return None;
+        }
+        let first_failure = self
+            .seen
+            .iter()
+            .filter(|(_, s)| s.counts && !s.passed)
+            .map(|(trial, _)| *trial)
+            .min();
+        let Some(first_failure) = first_failure else {
+            return Some(true);
+        };
+        let before = self
+            .seen
+            .iter()
+            .filter(|(trial, s)| s.counts && **trial < first_failure)
+            .count();
+        Some(before >= k as usize)
+    }
+}
+
+impl TrialRows {
+    /// Whether trial `trial` gets a row, `len` rows being kept, the last for trial `last`.
+    fn keeps(&self, len: usize, last: Option<u32>, trial: u32) -> bool {
+        match *self {
+            TrialRows::All => true,
+            TrialRows::First(limit) => len < limit || last.is_some_and(|last| trial < last),
+        }
     }
 }
 

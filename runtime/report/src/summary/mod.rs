@@ -26,15 +26,29 @@ use crate::timing::Timings;
 pub use self::aggregate::{Aggregate, Estimate};
 pub use self::graders::{Disagreement, GraderAgreement};
 pub use self::task::{TaskSummary, TrialScore};
-pub use self::totals::Totals;
+pub use self::totals::{Totals, TotalsSum};
 
-/// What a summary reads besides the journal records.
+/// What a summary reads besides the journal records, and which per-trial rows it keeps.
 #[derive(Clone, Debug, Default)]
 pub struct Inputs<'a> {
     /// The runs' wall times (`timings.jsonl`), empty when none were recorded.
     pub timings: Timings,
     /// The price table, when the user gave one.
     pub prices: Option<&'a Prices>,
+    /// The scored trials each task lists in [`TaskSummary::trials`].
+    pub trial_rows: TrialRows,
+}
+
+/// Which scored trials a task's summary lists ([`TaskSummary::trials`]); every figure is
+/// computed over all of them either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TrialRows {
+    /// Every one (the JSON report): memory grows with the run, ~80 bytes per trial.
+    #[default]
+    All,
+    /// The first `n` in trial order (the text, Markdown and HTML reports show 24): memory
+    /// independent of the run's length.
+    First(usize),
 }
 
 /// How the intervals were computed (reported alongside them).
@@ -151,7 +165,11 @@ impl Summary {
     /// The k a summary of `records` gets when none is given: the largest number of counted
     /// trials any task has (at least 1).
     pub fn default_k(records: impl IntoIterator<Item = Sourced>) -> Result<u32, ReportError> {
-        Ok(default_k(&merge::merge(records, &Inputs::default())?.tasks))
+        let inputs = Inputs {
+            trial_rows: TrialRows::First(0),
+            ..Inputs::default()
+        };
+        Ok(default_k(&merge::merge(records, &inputs)?.tasks))
     }
 
     /// The loud unjudged banner, when any scored trial could not be scored fully.
@@ -221,7 +239,7 @@ impl Summary {
 fn default_k(merged: &BTreeMap<String, merge::TaskRecords>) -> u32 {
     merged
         .values()
-        .map(|t| t.scored.iter().filter(|s| s.counts()).count() as u32)
+        .map(|t| t.counted.n)
         .max()
         .unwrap_or(1)
         .max(1)

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::{Group, Judgement, Status};
-use crate::stats;
-use crate::summary::merge::{MergedTrial, TaskRecords};
+use crate::record::{Group, Judgement};
+use crate::stats::{self, ExactSum};
+use crate::summary::merge::TaskRecords;
 use crate::summary::totals::Totals;
 
 /// One scored trial, as the per-task rows show it.
@@ -48,7 +48,9 @@ pub struct TaskSummary {
     pub n: u32,
     /// Of those, the ones that passed.
     pub c: u32,
-    /// Every scored trial (unjudged ones included, marked) in trial order.
+    /// The scored trials (unjudged ones included, marked) in trial order: every one, or the
+    /// first few when the summary was built with [`TrialRows::First`](crate::summary::TrialRows)
+    /// (the JSON report lists every one).
     pub trials: Vec<TrialScore>,
     /// Mean score over the counted trials.
     pub mean_score: Option<f64>,
@@ -97,34 +99,9 @@ impl TaskSummary {
     /// The figures for one task's merged records at `k`.
     pub(crate) fn build(task_id: &str, recs: &TaskRecords, k: u32) -> TaskSummary {
         let first = &recs.first;
-        let trials: Vec<TrialScore> = recs
-            .scored
-            .iter()
-            .map(|t| TrialScore {
-                trial: t.trial,
-                score: t.scored().score,
-                passed: t.scored().passed,
-                judgement: t.judgement.expect("merge checked"),
-                faults_seen: t.faults_seen,
-                totals: t.totals,
-            })
-            .collect();
-        // The trials that count, in trial order.
-        let counted: Vec<&MergedTrial> = recs.scored.iter().filter(|t| t.counts()).collect();
-        let col = |f: fn(&clawrun_judge::Scores) -> f64| -> Option<f64> {
-            stats::mean(&counted.iter().map(|t| f(t.scored())).collect::<Vec<_>>())
-        };
-        let passes: Vec<bool> = counted.iter().map(|t| t.scored().passed).collect();
-        let n = passes.len() as u32;
-        let c = passes.iter().filter(|&&p| p).count() as u32;
-        let totals = Totals::sum(
-            trials
-                .iter()
-                .map(|t| &t.totals)
-                .chain(recs.infra.iter().map(|t| &t.totals)),
-        );
-        let count_judgement = |j: Judgement| trials.iter().filter(|t| t.judgement == j).count();
-        let errors = |status: Status| recs.infra.iter().filter(|t| t.status == status).count();
+        let counted = &recs.counted;
+        let (n, c) = (counted.n, counted.c);
+        let mean = |sum: ExactSum| sum.mean(u64::from(n));
         TaskSummary {
             task_id: task_id.to_string(),
             category: first.category.clone(),
@@ -132,36 +109,32 @@ impl TaskSummary {
             task_hash: first.task_hash.clone(),
             n,
             c,
-            mean_score: col(|s| s.score),
-            mean_completion: col(|s| s.completion),
-            mean_safety: col(|s| s.safety),
-            mean_robustness: col(|s| s.robustness),
+            mean_score: mean(counted.score),
+            mean_completion: mean(counted.completion),
+            mean_safety: mean(counted.safety),
+            mean_robustness: mean(counted.robustness),
             pass_at_1: stats::pass_at_k(n, c, 1),
             pass_at_k: stats::pass_at_k(n, c, k),
             pass_pow_k: stats::pass_pow_k(n, c, k),
-            all_k_pass: stats::all_k_pass(&passes, k),
+            all_k_pass: recs.all_k_pass(k),
             pass_hat_k: stats::pass_hat_k(n, c, k),
-            flipped: stats::flipped(&passes),
-            faults_seen: counted.iter().map(|t| u64::from(t.faults_seen)).sum(),
-            failed_calls: counted.iter().map(|t| u64::from(t.failed_calls)).sum(),
-            infra_errors: errors(Status::InfraError) as u32,
-            task_errors: errors(Status::TaskError) as u32,
-            unjudged_trials: count_judgement(Judgement::Unjudged) as u32,
-            partly_judged_trials: count_judgement(Judgement::Partial) as u32,
-            unjudged_weight: recs.scored.iter().map(|t| t.unjudged_weight).sum(),
-            cached_turns: recs.scored.iter().map(|t| u64::from(t.cached_turns)).sum(),
-            trials,
-            totals,
+            flipped: c > 0 && c < n,
+            faults_seen: counted.faults_seen,
+            failed_calls: counted.failed_calls,
+            infra_errors: recs.infra_errors,
+            task_errors: recs.task_errors,
+            unjudged_trials: recs.unjudged_trials,
+            partly_judged_trials: recs.partly_judged_trials,
+            unjudged_weight: recs.unjudged_weight.value(),
+            cached_turns: recs.cached_turns,
+            trials: recs.rows.values().cloned().collect(),
+            totals: recs.totals.value(),
         }
     }
 
-    /// The pass/fail of each counted trial, in trial order.
-    pub fn passes(&self) -> Vec<bool> {
-        self.trials
-            .iter()
-            .filter(|t| t.counts())
-            .map(|t| t.passed)
-            .collect()
+    /// Scored trials, counted or not (the rows listed in `trials` may be fewer).
+    pub fn scored_trials(&self) -> u32 {
+        self.n + self.unjudged_trials
     }
 
     /// Trials that could not be scored fully (unjudged or partly judged).

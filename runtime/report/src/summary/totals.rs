@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ReportError;
 use crate::prices::Prices;
 use crate::record::TrialRecord;
+use crate::stats::ExactSum;
 use crate::timing::Timings;
 
 /// What something spent: the agent model's tokens, wall time and (with a price table) dollars.
@@ -53,26 +54,44 @@ impl Totals {
         })
     }
 
-    /// Adds `other` (an absent wall time or cost stays absent only when both are).
-    pub fn add(&mut self, other: &Totals) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cached_input_tokens += other.cached_input_tokens;
-        self.wall_us = sum_opt(self.wall_us, other.wall_us);
-        self.wall_ms = self.wall_us.map(round_to_ms);
-        self.cost_usd = match (self.cost_usd, other.cost_usd) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-        };
-    }
-
-    /// The sum of `items`.
+    /// The sum of `items` (its cost independent of their order: [`TotalsSum`]).
     pub fn sum<'a>(items: impl IntoIterator<Item = &'a Totals>) -> Totals {
-        let mut out = Totals::default();
+        let mut out = TotalsSum::default();
         for t in items {
             out.add(t);
         }
-        out
+        out.value()
+    }
+}
+
+/// A running sum of [`Totals`] whose cost does not depend on the order of the additions
+/// ([`ExactSum`]); the counts are integers.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TotalsSum {
+    totals: Totals,
+    cost_usd: Option<ExactSum>,
+}
+
+impl TotalsSum {
+    /// Adds `other` (an absent wall time or cost stays absent only when all are).
+    pub fn add(&mut self, other: &Totals) {
+        let t = &mut self.totals;
+        t.input_tokens += other.input_tokens;
+        t.output_tokens += other.output_tokens;
+        t.cached_input_tokens += other.cached_input_tokens;
+        t.wall_us = sum_opt(t.wall_us, other.wall_us);
+        if let Some(cost) = other.cost_usd {
+            self.cost_usd.get_or_insert_default().add(cost);
+        }
+    }
+
+    /// The totals.
+    pub fn value(&self) -> Totals {
+        Totals {
+            wall_ms: self.totals.wall_us.map(round_to_ms),
+            cost_usd: self.cost_usd.map(ExactSum::value),
+            ..self.totals
+        }
     }
 }
 

@@ -326,12 +326,13 @@ fn task_row(t: &TaskSummary, priced: bool) -> String {
             title
         ));
     }
-    if t.trials.len() > crate::render::rows::CHIPS {
+    let listed = t.scored_trials() as usize;
+    if listed > crate::render::rows::CHIPS {
         // The rest are in the trial viewer, filtered to this task.
         out.push_str(&format!(
             "<a class=\"chip more\" href=\"#task={}\">+{} more</a>",
             esc(&t.task_id),
-            t.trials.len() - crate::render::rows::CHIPS
+            listed - crate::render::rows::CHIPS
         ));
     }
     out.push_str("</td></tr>\n");
