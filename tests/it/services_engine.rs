@@ -215,6 +215,69 @@ fn identical_runs_give_identical_bytes() {
 }
 
 #[test]
+fn audit_texts_are_the_rendered_audits_with_sorted_keys() {
+    use clawrun::services::json::SortedKeys;
+    let mut s = load("T040_onboarding_coordinator");
+    s.probe_health(NOW);
+    // A created task is logged live (later updates show through its `create` entry); one
+    // created and then deleted is found among the removed entries; one updated shows its
+    // last state.
+    ok(&mut s, "todo", "/todo/tasks/create", r#"{"title": "a"}"#);
+    ok(&mut s, "todo", "/todo/tasks/create", r#"{"title": "b"}"#);
+    let created: Vec<String> = s
+        .get("todo")
+        .unwrap()
+        .records()
+        .iter()
+        .skip(2)
+        .map(|r| {
+            r.data()
+                .get("task_id")
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(created.len(), 2);
+    ok(
+        &mut s,
+        "todo",
+        "/todo/tasks/update",
+        &format!(r#"{{"task_id": "{}", "status": "done"}}"#, created[0]),
+    );
+    ok(
+        &mut s,
+        "todo",
+        "/todo/tasks/delete",
+        &format!(r#"{{"task_id": "{}"}}"#, created[1]),
+    );
+    ok(
+        &mut s,
+        "gmail",
+        "/gmail/send",
+        r#"{"to": "x", "subject": "\u00e9 \"q\"", "body": "z"}"#,
+    );
+    let texts: Vec<(String, String)> = s
+        .audit_texts()
+        .map(|(name, text)| (name.to_string(), text))
+        .collect();
+    let rendered: Vec<(String, String)> = s
+        .audits()
+        .iter()
+        .map(|(name, doc)| {
+            (
+                name.to_string(),
+                serde_json::to_string(&SortedKeys(doc)).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(texts, rendered);
+    let todo = &texts.iter().find(|(n, _)| n == "todo").unwrap().1;
+    assert!(todo.contains(r#""status":"done""#), "{todo}");
+}
+
+#[test]
 fn reset_all_restores_every_service() {
     let mut s = load("T042_scheduled_task_management");
     ok(

@@ -15,7 +15,6 @@ use super::network;
 use super::recorder::Recorder;
 use super::seal;
 use super::setup::{Harness, TaskEnv, TrialEnv};
-use crate::services::json::SortedKeys;
 use crate::tools::{ToolCall, ToolEnv, ToolState};
 use crate::vfs::{NodeKind, Vfs};
 
@@ -63,7 +62,11 @@ pub fn judge_phase(
 
     // The audits as the agent left them (Claw-Eval collects them before the snapshot
     // commands, which may reach the services too).
-    let all = env.services.audits();
+    let all: Vec<(String, String)> = env
+        .services
+        .audit_texts()
+        .map(|(service, text)| (service.to_string(), text))
+        .collect();
     // Judge commands run without faults, from /workspace, each with fresh shell state.
     let lent = network::lend(task, env, network::Borrower::Judge);
     let tool_env = ToolEnv {
@@ -116,17 +119,10 @@ pub fn judge_phase(
     // Written as the text the trace holds, never built as values: the judge parses a
     // document only when a check reads it.
     let mut audits = Audits::default();
-    for (service, data) in all.iter() {
-        let text = serde_json::to_string(&SortedKeys(data)).expect("JSON serialises");
+    for (service, text) in all {
         let data = AuditData::from_json_text(text);
-        rec.push(
-            env,
-            EventKind::Audit {
-                service: service.to_string(),
-                data: data.clone(),
-            },
-        );
-        audits.insert(service, data);
+        audits.insert(service.as_str(), data.clone());
+        rec.push(env, EventKind::Audit { service, data });
     }
     Ok(Judged {
         audits,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use imbl::Vector;
 
-use super::json::{Json, Obj};
+use super::json::{Json, Obj, Sorted};
 use super::store::Records;
 use super::time::UtcInstant;
 
@@ -96,6 +96,18 @@ impl Audit {
         Json::Object(out)
     }
 
+    /// [`Audit::render`] written as JSON text with sorted keys (as
+    /// [`SortedKeys`](super::json::SortedKeys) writes the rendered value), without building
+    /// the document: a trial's audits go into its trace this way.
+    pub(crate) fn render_text(&self, lists: &[&str], records: &Records) -> String {
+        let doc = AuditDoc {
+            audit: self,
+            lists,
+            records,
+        };
+        serde_json::to_string(&doc).expect("an audit serialises")
+    }
+
     fn render_call(&self, c: &Call, records: &Records) -> Json {
         let mut o = Obj::with_capacity(4);
         o.push("endpoint", c.endpoint);
@@ -126,5 +138,117 @@ impl Audit {
         }
         o.push("timestamp", c.timestamp.isoformat());
         Json::Object(o)
+    }
+}
+
+/// An audit as [`Audit::render`] renders it, serialised from the log itself.
+struct AuditDoc<'a> {
+    audit: &'a Audit,
+    lists: &'a [&'a str],
+    records: &'a Records,
+}
+
+impl serde::Serialize for AuditDoc<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        // `calls` first, then the action lists, each key in byte order.
+        let mut keys: Vec<(&str, Option<usize>)> = vec![("calls", None)];
+        keys.extend(
+            self.lists
+                .iter()
+                .enumerate()
+                .map(|(i, name)| (*name, Some(i))),
+        );
+        keys.sort_by(|a, b| a.0.cmp(b.0));
+        let mut map = s.serialize_map(Some(keys.len()))?;
+        for (key, list) in keys {
+            match list {
+                None => map.serialize_entry(key, &CallsDoc(self))?,
+                Some(i) => map.serialize_entry(key, &ListDoc(self.audit, i))?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// The `calls` list of an [`AuditDoc`].
+struct CallsDoc<'a>(&'a AuditDoc<'a>);
+
+impl serde::Serialize for CallsDoc<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let doc = self.0;
+        let mut seq = s.serialize_seq(Some(doc.audit.calls.len()))?;
+        for c in &doc.audit.calls {
+            seq.serialize_element(&CallDoc {
+                audit: doc.audit,
+                call: c,
+                records: doc.records,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// One `calls` entry, as [`Audit::render_call`] renders it.
+struct CallDoc<'a> {
+    audit: &'a Audit,
+    call: &'a Call,
+    records: &'a Records,
+}
+
+impl serde::Serialize for CallDoc<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let c = self.call;
+        // The keys in byte order: endpoint, request_body, response_body, timestamp.
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("endpoint", c.endpoint)?;
+        map.serialize_entry("request_body", &Sorted::Object(&c.request))?;
+        match &c.response {
+            Logged::Body(b) => map.serialize_entry("response_body", &Sorted::Value(b))?,
+            Logged::Omitted => {}
+            Logged::Live {
+                body,
+                key,
+                slot,
+                snapshot,
+            } => {
+                let live = self
+                    .records
+                    .by_slot(*slot)
+                    .map(|r| Sorted::Object(&r.data))
+                    .or_else(|| {
+                        self.audit
+                            .entries
+                            .iter()
+                            .find(|e| e.slot == Some(*slot))
+                            .map(|e| Sorted::Value(&e.value))
+                    })
+                    .unwrap_or(Sorted::Value(snapshot));
+                map.serialize_entry("response_body", &Sorted::With(body, key, &live))?;
+            }
+        }
+        map.serialize_entry("timestamp", &c.timestamp.isoformat())?;
+        map.end()
+    }
+}
+
+/// Action list `i` of an audit.
+struct ListDoc<'a>(&'a Audit, usize);
+
+impl serde::Serialize for ListDoc<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(None)?;
+        for e in self
+            .0
+            .entries
+            .iter()
+            .filter(|e| usize::from(e.list) == self.1)
+        {
+            seq.serialize_element(&Sorted::Value(&e.value))?;
+        }
+        seq.end()
     }
 }

@@ -500,6 +500,12 @@ impl Service {
         self.audit.render(self.def.lists, &self.records)
     }
 
+    /// [`Service::audit`] as JSON text with every object's keys sorted (what a trace records),
+    /// written without building the document.
+    pub fn audit_text(&self) -> String {
+        self.audit.render_text(self.def.lists, &self.records)
+    }
+
     /// `POST /<kind>/reset`: clears the audit and reloads the records (re-applying date shifts
     /// at `now`). Fails only if re-preparing fails (upstream: a 500).
     pub fn reset(&mut self, now: UtcInstant) -> Result<(), PrepareError> {

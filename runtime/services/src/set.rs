@@ -213,6 +213,11 @@ impl ServiceSet {
             .collect()
     }
 
+    /// Every service's [`Service::audit_text`] with its instance name, in the set's order.
+    pub fn audit_texts(&self) -> impl Iterator<Item = (&str, String)> {
+        self.services.iter().map(|s| (s.name(), s.audit_text()))
+    }
+
     /// Resets every service at `now` (what the runner does between trials).
     pub fn reset_all(&mut self, now: UtcInstant) {
         for s in &mut self.services {

@@ -263,27 +263,63 @@ pub struct SortedKeys<'a>(pub &'a Json);
 
 impl serde::Serialize for SortedKeys<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        match self.0 {
-            Json::Array(a) => {
+        Sorted::Value(self.0).serialize(s)
+    }
+}
+
+/// A JSON document made of borrowed parts, serialised like [`SortedKeys`]: lets a document
+/// that would be assembled from clones (an audit whose entries point at live records) be
+/// written without building it.
+#[derive(Clone, Copy)]
+pub enum Sorted<'a> {
+    /// A value.
+    Value(&'a Json),
+    /// An object.
+    Object(&'a Obj),
+    /// An object with one key set as [`Obj::insert`] sets it.
+    With(&'a Obj, &'a str, &'a Sorted<'a>),
+}
+
+impl serde::Serialize for Sorted<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        match *self {
+            Sorted::Value(Json::Array(a)) => {
                 let mut seq = s.serialize_seq(Some(a.len()))?;
                 for v in a {
-                    seq.serialize_element(&SortedKeys(v))?;
+                    seq.serialize_element(&Sorted::Value(v))?;
                 }
                 seq.end()
             }
-            Json::Object(o) => {
-                let mut entries: Vec<(&str, &Json)> = o.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                let mut map = s.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries {
-                    map.serialize_entry(k, &SortedKeys(v))?;
-                }
-                map.end()
+            Sorted::Value(Json::Object(o)) | Sorted::Object(o) => {
+                sorted_map(s, o.iter().map(|(k, v)| (k, Sorted::Value(v))).collect())
             }
-            scalar => scalar.serialize(s),
+            Sorted::Value(scalar) => scalar.serialize(s),
+            Sorted::With(o, key, value) => {
+                let mut entries: Vec<(&str, Sorted<'_>)> = o
+                    .iter()
+                    .filter(|(k, _)| *k != key)
+                    .map(|(k, v)| (k, Sorted::Value(v)))
+                    .collect();
+                entries.push((key, *value));
+                sorted_map(s, entries)
+            }
         }
     }
+}
+
+/// Serialises `entries` (unique keys) as a map in byte order of their keys.
+fn sorted_map<S: serde::Serializer>(
+    s: S,
+    mut entries: Vec<(&str, Sorted<'_>)>,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut map = s.serialize_map(Some(entries.len()))?;
+    for (k, v) in entries {
+        map.serialize_entry(k, &v)?;
+    }
+    map.end()
 }
 
 impl From<&str> for Json {
