@@ -1,5 +1,7 @@
 //! The conversation an agent sees: a system prompt, the tools, and messages of content blocks.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -152,10 +154,10 @@ impl Usage {
 /// What an agent sees at each step.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Conversation {
-    /// The system prompt.
-    pub system: String,
-    /// The tools on offer, in presentation order.
-    pub tools: Vec<ToolSpec>,
+    /// The system prompt (shared with the task: a trial never copies it).
+    pub system: Arc<str>,
+    /// The tools on offer, in presentation order (shared with the task).
+    pub tools: Arc<[ToolSpec]>,
     /// The messages so far; the first is the task prompt.
     pub messages: Vec<Message>,
 }

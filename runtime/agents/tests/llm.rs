@@ -522,7 +522,7 @@ async fn judge_style_complete() {
     let c = client(config(Provider::OpenAi, &server, dir.path()));
     let conv = clawrun_agents::Conversation {
         system: "You are an evaluation judge.".into(),
-        tools: vec![],
+        tools: Default::default(),
         messages: vec![clawrun_agents::Message::user("## Rubric\nbe good")],
     };
     let reply = c.complete(&conv).await.unwrap();

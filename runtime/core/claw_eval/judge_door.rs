@@ -139,8 +139,8 @@ fn conversation(request: &Value) -> Conversation {
         }
     }
     Conversation {
-        system: system.join("\n\n"),
-        tools: Vec::new(),
+        system: system.join("\n\n").into(),
+        tools: Default::default(),
         messages,
     }
 }

@@ -60,7 +60,7 @@ fn trace_start(task: &TaskEnv, env: &mut TrialEnv, trial: u32, agent: String) ->
         trial,
         seed: env.seed,
         agent,
-        system: task.system.clone(),
+        system: task.system.to_string(),
         tools: task.tools.iter().map(|t| t.name.clone()).collect(),
         faults: task
             .plan

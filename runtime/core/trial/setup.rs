@@ -111,9 +111,9 @@ pub struct TaskEnv {
     /// The system tools offered.
     pub system_tools: Vec<String>,
     /// Every tool as the agent sees it.
-    pub tools: Vec<ToolSpec>,
+    pub tools: Arc<[ToolSpec]>,
     /// The system prompt.
-    pub system: String,
+    pub system: Arc<str>,
     /// Judge files: (guest path, bytes), added only in the Judge phase.
     pub judge_files: Vec<(String, Arc<[u8]>)>,
     /// The task's and the run's fault rules (seeded per trial).
@@ -238,8 +238,8 @@ impl TaskEnv {
             base_services,
             router,
             system_tools,
-            tools,
-            system,
+            tools: tools.into(),
+            system: system.into(),
             judge_files,
             plan,
             epoch,

@@ -108,8 +108,8 @@ impl<C: Complete> LlmUser<C> {
 impl<C: Complete> SimulatedUser for LlmUser<C> {
     async fn reply(&mut self, conversation: &Conversation) -> Result<UserReply, AgentError> {
         let ask = Conversation {
-            system: self.system.clone(),
-            tools: Vec::new(),
+            system: self.system.as_str().into(),
+            tools: Default::default(),
             messages: vec![Message::user(transcript(conversation))],
         };
         let (text, usage) = self.client.complete(&ask).await?;

@@ -33,11 +33,12 @@ pub(crate) fn sample_conversation(assistant_text: &str, is_error: bool) -> crate
     use crate::conversation::{Block, Message, Role, ToolSpec};
     crate::Conversation {
         system: "sys".into(),
-        tools: vec![ToolSpec {
+        tools: [ToolSpec {
             name: "Read".into(),
             description: "read a file".into(),
             input_schema: serde_json::json!({"type": "object"}),
-        }],
+        }]
+        .into(),
         messages: vec![
             Message::user("hi"),
             Message {

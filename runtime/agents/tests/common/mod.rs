@@ -50,12 +50,11 @@ pub fn client(config: ModelConfig) -> LlmClient {
 pub fn conversation(prompt: &str) -> Conversation {
     Conversation {
         system: "You are a test agent.".into(),
-        tools: vec![ToolSpec {
+        tools: [ToolSpec {
             name: "Read".into(),
             description: "Read a file".into(),
             input_schema: json!({"type": "object", "properties": {"file_path": {"type": "string"}}}),
-        }],
-        messages: vec![Message::user(prompt)],
+        }].into(),        messages: vec![Message::user(prompt)],
     }
 }
 

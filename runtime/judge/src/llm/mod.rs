@@ -30,8 +30,8 @@ pub(crate) async fn ask(cx: &mut Cx<'_>, item: &str, system: &str, user: String)
         return Finding::unjudged(NO_MODEL);
     };
     let conversation = Conversation {
-        system: system.to_string(),
-        tools: Vec::new(),
+        system: system.into(),
+        tools: Default::default(),
         messages: vec![Message::user(user.clone())],
     };
     let name = model.describe();

@@ -173,7 +173,7 @@ impl Complete for FakeJudge {
         self.prompts
             .lock()
             .unwrap()
-            .push((conversation.system.clone(), user.clone()));
+            .push((conversation.system.to_string(), user.clone()));
         let all = format!("{}\n{user}", conversation.system);
         let answer = self
             .rules
