@@ -25,21 +25,38 @@ pub fn field_text(field: TextField, ev: &Evidence) -> (&'static str, String) {
     }
 }
 
-/// `s` lower-cased exactly as [`str::to_lowercase`] does, ASCII words without the per-character
-/// Unicode tables (the final-sigma rule looks no further than the next whitespace, so words
-/// can be lower-cased one at a time).
+/// `s` lower-cased exactly as [`str::to_lowercase`] does: ASCII stretches are copied whole and
+/// lower-cased in place, only the words holding a non-ASCII character go through the Unicode
+/// tables (the final-sigma rule looks no further than the next whitespace, so words can be
+/// lower-cased one at a time).
 pub fn lowercase(s: &str) -> String {
+    let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
-    for word in s.split_inclusive(|c: char| c.is_ascii_whitespace()) {
-        if word.is_ascii() {
-            out.push_str(word);
-        } else {
-            out.push_str(&word.to_lowercase());
-        }
+    // `s[done..]` is still to be written; `s[done..from]` is ASCII.
+    let (mut done, mut from) = (0, 0);
+    while let Some(at) = bytes[from..].iter().position(|b| !b.is_ascii()) {
+        let at = from + at;
+        let word_start = bytes[done..at]
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .map_or(done, |w| done + w + 1);
+        let word_end = bytes[at..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .map_or(bytes.len(), |w| at + w);
+        push_ascii_lowercase(&mut out, &s[done..word_start]);
+        out.push_str(&s[word_start..word_end].to_lowercase());
+        (done, from) = (word_end, word_end);
     }
-    // Lower-casing never makes an ASCII capital, so this touches only the ASCII words.
-    out.make_ascii_lowercase();
+    push_ascii_lowercase(&mut out, &s[done..]);
     out
+}
+
+/// Appends `ascii` (ASCII text) to `out`, lower-cased.
+fn push_ascii_lowercase(out: &mut String, ascii: &str) {
+    let start = out.len();
+    out.push_str(ascii);
+    out[start..].make_ascii_lowercase();
 }
 
 /// Text folded for keyword matching: lower-cased, markdown emphasis and code marks (`*`, `` ` ``,
