@@ -108,6 +108,21 @@ impl Audit {
         serde_json::to_string(&doc).expect("an audit serialises")
     }
 
+    /// The value a live entry shows: record `slot` as it is now, else the removed record
+    /// itself, else `snapshot` (its value when logged).
+    fn live<'a>(&'a self, slot: u32, records: &'a Records, snapshot: &'a Json) -> Sorted<'a> {
+        records
+            .by_slot(slot)
+            .map(|r| Sorted::Object(&r.data))
+            .or_else(|| {
+                self.entries
+                    .iter()
+                    .find(|e| e.slot == Some(slot))
+                    .map(|e| Sorted::Value(&e.value))
+            })
+            .unwrap_or(Sorted::Value(snapshot))
+    }
+
     fn render_call(&self, c: &Call, records: &Records) -> Json {
         let mut o = Obj::with_capacity(4);
         o.push("endpoint", c.endpoint);
@@ -121,18 +136,8 @@ impl Audit {
                 slot,
                 snapshot,
             } => {
-                let live = records
-                    .by_slot(*slot)
-                    .map(|r| Json::Object((*r.data).clone()))
-                    .or_else(|| {
-                        self.entries
-                            .iter()
-                            .find(|e| e.slot == Some(*slot))
-                            .map(|e| (*e.value).clone())
-                    })
-                    .unwrap_or_else(|| snapshot.clone());
                 let mut b = body.clone();
-                b.insert(*key, live);
+                b.insert(*key, self.live(*slot, records, snapshot).to_json());
                 o.push("response_body", Json::Object(b));
             }
         }
@@ -214,18 +219,7 @@ impl serde::Serialize for CallDoc<'_> {
                 slot,
                 snapshot,
             } => {
-                let live = self
-                    .records
-                    .by_slot(*slot)
-                    .map(|r| Sorted::Object(&r.data))
-                    .or_else(|| {
-                        self.audit
-                            .entries
-                            .iter()
-                            .find(|e| e.slot == Some(*slot))
-                            .map(|e| Sorted::Value(&e.value))
-                    })
-                    .unwrap_or(Sorted::Value(snapshot));
+                let live = self.audit.live(*slot, self.records, snapshot);
                 map.serialize_entry("response_body", &Sorted::With(body, key, &live))?;
             }
         }

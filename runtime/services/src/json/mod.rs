@@ -280,6 +280,21 @@ pub enum Sorted<'a> {
     With(&'a Obj, &'a str, &'a Sorted<'a>),
 }
 
+impl Sorted<'_> {
+    /// The document as an owned value (its keys in their own order, not sorted).
+    pub fn to_json(&self) -> Json {
+        match *self {
+            Sorted::Value(v) => v.clone(),
+            Sorted::Object(o) => Json::Object(o.clone()),
+            Sorted::With(o, key, value) => {
+                let mut o = o.clone();
+                o.insert(key, value.to_json());
+                Json::Object(o)
+            }
+        }
+    }
+}
+
 impl serde::Serialize for Sorted<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
