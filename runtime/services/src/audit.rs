@@ -123,23 +123,30 @@ impl Audit {
             .unwrap_or(Sorted::Value(snapshot))
     }
 
-    fn render_call(&self, c: &Call, records: &Records) -> Json {
-        let mut o = Obj::with_capacity(4);
-        o.push("endpoint", c.endpoint);
-        o.push("request_body", Json::Object(c.request.clone()));
+    /// What call `c` shows as `response_body` now, if it shows one.
+    fn response_body<'a>(&'a self, c: &'a Call, records: &'a Records) -> Option<Sorted<'a>> {
         match &c.response {
-            Logged::Body(b) => o.push("response_body", b.clone()),
-            Logged::Omitted => {}
+            Logged::Body(b) => Some(Sorted::Value(b)),
+            Logged::Omitted => None,
             Logged::Live {
                 body,
                 key,
                 slot,
                 snapshot,
-            } => {
-                let mut b = body.clone();
-                b.insert(*key, self.live(*slot, records, snapshot).to_json());
-                o.push("response_body", Json::Object(b));
-            }
+            } => Some(Sorted::With(
+                body,
+                key,
+                Box::new(self.live(*slot, records, snapshot)),
+            )),
+        }
+    }
+
+    fn render_call(&self, c: &Call, records: &Records) -> Json {
+        let mut o = Obj::with_capacity(4);
+        o.push("endpoint", c.endpoint);
+        o.push("request_body", Json::Object(c.request.clone()));
+        if let Some(body) = self.response_body(c, records) {
+            o.push("response_body", body.to_json());
         }
         o.push("timestamp", c.timestamp.isoformat());
         Json::Object(o)
@@ -210,18 +217,8 @@ impl serde::Serialize for CallDoc<'_> {
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("endpoint", c.endpoint)?;
         map.serialize_entry("request_body", &Sorted::Object(&c.request))?;
-        match &c.response {
-            Logged::Body(b) => map.serialize_entry("response_body", &Sorted::Value(b))?,
-            Logged::Omitted => {}
-            Logged::Live {
-                body,
-                key,
-                slot,
-                snapshot,
-            } => {
-                let live = self.audit.live(*slot, self.records, snapshot);
-                map.serialize_entry("response_body", &Sorted::With(body, key, &live))?;
-            }
+        if let Some(body) = self.audit.response_body(c, self.records) {
+            map.serialize_entry("response_body", &body)?;
         }
         map.serialize_entry("timestamp", &c.timestamp.isoformat())?;
         map.end()

@@ -270,25 +270,25 @@ impl serde::Serialize for SortedKeys<'_> {
 /// A JSON document made of borrowed parts, serialised like [`SortedKeys`]: lets a document
 /// that would be assembled from clones (an audit whose entries point at live records) be
 /// written without building it.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Sorted<'a> {
     /// A value.
     Value(&'a Json),
     /// An object.
     Object(&'a Obj),
     /// An object with one key set as [`Obj::insert`] sets it.
-    With(&'a Obj, &'a str, &'a Sorted<'a>),
+    With(&'a Obj, &'a str, Box<Sorted<'a>>),
 }
 
 impl Sorted<'_> {
     /// The document as an owned value (its keys in their own order, not sorted).
     pub fn to_json(&self) -> Json {
-        match *self {
-            Sorted::Value(v) => v.clone(),
-            Sorted::Object(o) => Json::Object(o.clone()),
+        match self {
+            Sorted::Value(v) => (*v).clone(),
+            Sorted::Object(o) => Json::Object((*o).clone()),
             Sorted::With(o, key, value) => {
-                let mut o = o.clone();
-                o.insert(key, value.to_json());
+                let mut o = (*o).clone();
+                o.insert(*key, value.to_json());
                 Json::Object(o)
             }
         }
@@ -310,13 +310,13 @@ impl serde::Serialize for Sorted<'_> {
                 sorted_map(s, o.iter().map(|(k, v)| (k, Sorted::Value(v))).collect())
             }
             Sorted::Value(scalar) => scalar.serialize(s),
-            Sorted::With(o, key, value) => {
+            Sorted::With(o, key, ref value) => {
                 let mut entries: Vec<(&str, Sorted<'_>)> = o
                     .iter()
                     .filter(|(k, _)| *k != key)
                     .map(|(k, v)| (k, Sorted::Value(v)))
                     .collect();
-                entries.push((key, *value));
+                entries.push((key, (**value).clone()));
                 sorted_map(s, entries)
             }
         }
