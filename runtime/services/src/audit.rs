@@ -163,7 +163,8 @@ struct AuditDoc<'a> {
 impl serde::Serialize for AuditDoc<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        // `calls` first, then the action lists, each key in byte order.
+        // `calls` and the action lists, in byte order of their names (as the rendered
+        // audit is sorted).
         let mut keys: Vec<(&str, Option<usize>)> = vec![("calls", None)];
         keys.extend(
             self.lists
