@@ -32,10 +32,10 @@ pub fn field_text(field: TextField, ev: &Evidence) -> (&'static str, String) {
 pub fn lowercase(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
-    // `s[done..]` is still to be written; `s[done..from]` is ASCII.
-    let (mut done, mut from) = (0, 0);
-    while let Some(at) = bytes[from..].iter().position(|b| !b.is_ascii()) {
-        let at = from + at;
+    // `s[..done]` is written, lower-cased.
+    let mut done = 0;
+    while let Some(at) = bytes[done..].iter().position(|b| !b.is_ascii()) {
+        let at = done + at;
         let word_start = bytes[done..at]
             .iter()
             .rposition(u8::is_ascii_whitespace)
@@ -46,7 +46,7 @@ pub fn lowercase(s: &str) -> String {
             .map_or(bytes.len(), |w| at + w);
         push_ascii_lowercase(&mut out, &s[done..word_start]);
         out.push_str(&s[word_start..word_end].to_lowercase());
-        (done, from) = (word_end, word_end);
+        done = word_end;
     }
     push_ascii_lowercase(&mut out, &s[done..]);
     out
