@@ -222,7 +222,13 @@ fn audit_texts_are_the_rendered_audits_with_sorted_keys() {
     // A created task is logged live (later updates show through its `create` entry); one
     // created and then deleted is found among the removed entries; one updated shows its
     // last state.
-    ok(&mut s, "todo", "/todo/tasks/create", r#"{"title": "a"}"#);
+    // An agent's duplicated key and forged closing text stay one key inside one string.
+    ok(
+        &mut s,
+        "todo",
+        "/todo/tasks/create",
+        r#"{"title": "a", "title": "x\"}, \"calls\": [] }\n"}"#,
+    );
     ok(&mut s, "todo", "/todo/tasks/create", r#"{"title": "b"}"#);
     let created: Vec<String> = s
         .get("todo")
@@ -273,8 +279,20 @@ fn audit_texts_are_the_rendered_audits_with_sorted_keys() {
         })
         .collect();
     assert_eq!(texts, rendered);
+    for (name, text) in &texts {
+        let doc: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            doc.as_object().unwrap().keys().next().map(String::as_str),
+            Some("calls"),
+            "{name}"
+        );
+    }
     let todo = &texts.iter().find(|(n, _)| n == "todo").unwrap().1;
     assert!(todo.contains(r#""status":"done""#), "{todo}");
+    assert!(
+        todo.contains(r#""title":"x\"}, \"calls\": [] }\n""#),
+        "{todo}"
+    );
 }
 
 #[test]
