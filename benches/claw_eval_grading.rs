@@ -25,6 +25,7 @@ fn trial(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, n: u32
         agent: agent.as_mut(),
         user: None,
         limits: &Limits::of(task),
+        plan: None,
     }
     .run()
     .unwrap()

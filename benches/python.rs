@@ -122,6 +122,7 @@ fn main() {
                 agent: agent.as_mut(),
                 user: None,
                 limits: &Limits::of(&task),
+                plan: None,
             }
             .run()
             .unwrap();

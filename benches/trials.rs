@@ -49,6 +49,7 @@ fn one_trial(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, tr
         agent: agent.as_mut(),
         user,
         limits: &Limits::of(task),
+        plan: None,
     }
     .run()
     .unwrap();

@@ -7,6 +7,8 @@ mod browser;
 mod common;
 #[path = "../fs_support/mod.rs"]
 mod fs_support;
+#[path = "../fuzz_agents/mod.rs"]
+mod fuzz_agents;
 #[path = "../mock_model/mod.rs"]
 mod mock_model;
 #[path = "../pyref_support/mod.rs"]
@@ -29,6 +31,7 @@ mod compile_cache;
 mod determinism;
 mod faults;
 mod faults_sandbox;
+mod fuzz;
 mod golden;
 mod guest_http;
 mod limits;

@@ -122,6 +122,7 @@ fn a_trace_gives_back_every_bundled_task_s_evidence_and_judge_prompts() {
             agent: agent.as_mut(),
             user,
             limits: &Limits::of(task),
+            plan: None,
         }
         .run()
         .unwrap();

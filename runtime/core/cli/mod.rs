@@ -5,6 +5,7 @@ pub mod output;
 mod cassette;
 mod completions;
 mod exec;
+mod fuzz;
 mod judge;
 mod list;
 mod logging;
@@ -54,6 +55,9 @@ enum Command {
     Services(services::ServicesArgs),
     /// Run tasks × trials with an agent; journal, traces and reports go to a run folder.
     Run(Box<run::RunArgs>),
+    /// Search for the perturbations (faults, injected content) that break an agent; shrink
+    /// each failure to a minimal reproducer (`--regress DIR` plays reproducers again).
+    Fuzz(Box<fuzz::FuzzArgs>),
     /// Summarise run folders (shards merged): table, JSON, Markdown, HTML.
     Report(report::ReportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
@@ -101,6 +105,7 @@ pub fn main() -> i32 {
         Command::Tool(args) => tool::run(args),
         Command::Services(args) => services::run(args),
         Command::Run(args) => run::run_command(*args, quiet),
+        Command::Fuzz(args) => fuzz::fuzz_command(*args, quiet),
         Command::Report(args) => report::report_command(args),
         Command::Replay(args) => replay::replay_command(args),
         Command::Trace(args) => trace::trace_command(args),

@@ -32,6 +32,40 @@ pub enum AgentSpec {
     /// Each task's careless agent (its folder's `careless.yaml`: an agent that takes the
     /// task's trap or cuts a corner), played without retries.
     Careless,
+    /// An agent written in Rust by the program embedding clawrun (tests, benchmarks), built
+    /// for each trial by its factory.
+    InProcess(InProcessAgent),
+}
+
+/// Builds one trial's agent from the task and the trial seed.
+pub type AgentFactory = dyn Fn(&TaskEnv, u64) -> Result<Box<dyn Agent>> + Send + Sync;
+
+/// An in-process agent: a name for traces and reports, and the factory of its trials' agents.
+#[derive(Clone)]
+pub struct InProcessAgent {
+    name: String,
+    make: Arc<AgentFactory>,
+}
+
+impl InProcessAgent {
+    /// An agent named `name` whose trials' agents `make` builds.
+    pub fn new(
+        name: impl Into<String>,
+        make: impl Fn(&TaskEnv, u64) -> Result<Box<dyn Agent>> + Send + Sync + 'static,
+    ) -> Self {
+        InProcessAgent {
+            name: name.into(),
+            make: Arc::new(make),
+        }
+    }
+}
+
+impl std::fmt::Debug for InProcessAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InProcessAgent")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why an `--agent` value did not parse.
@@ -75,6 +109,7 @@ impl AgentSpec {
             AgentSpec::Model(m) => m.describe(),
             AgentSpec::Inline(name, _) => name.clone(),
             AgentSpec::Careless => "careless".into(),
+            AgentSpec::InProcess(agent) => agent.name.clone(),
         }
     }
 
@@ -161,6 +196,7 @@ impl AgentSpec {
                 })?;
                 Box::new(ReplayAgent::new(run.dir().display().to_string(), events))
             }
+            AgentSpec::InProcess(agent) => (agent.make)(task, seed)?,
             AgentSpec::Model(config) => Box::new(LlmAgent::from_client(match client {
                 Some(client) => client.for_sample(seed),
                 None => LlmClient::new(config.clone())
@@ -187,7 +223,7 @@ pub fn careless_script(task: &TaskEnv) -> Result<Option<clawrun_task::Oracle>> {
 }
 
 /// A task's oracle step as the script agent plays it.
-fn oracle_step(step: &clawrun_task::oracle::Step) -> Step {
+pub fn oracle_step(step: &clawrun_task::oracle::Step) -> Step {
     use clawrun_task::oracle::Step as S;
     match step {
         S::Call(c) => Step::Calls(vec![(c.call.clone(), c.args.clone())]),

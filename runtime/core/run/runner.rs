@@ -27,6 +27,7 @@ use crate::trial::{Harness, TaskEnv};
 use crate::web::{Web, WebMode, WebOptions};
 
 /// Everything `clawrun run` was asked to do.
+#[derive(Clone)]
 pub struct RunOptions {
     /// The suite root (the folder holding `tasks/`).
     pub suite: PathBuf,

@@ -91,13 +91,7 @@ pub fn run_and_record(
     task: &TaskEnv,
     trial: u32,
 ) -> Result<TrialRecord> {
-    let output = match start_and_run(rt, cx, worker, task, trial) {
-        Ok(output) => output,
-        Err(e) if InstallationError::is(&e) => return Err(e),
-        // The task (or the recording replayed) cannot be played: this trial's record says why.
-        Err(e) => not_started(task, cx.seed, trial, cx.agent.describe(), format!("{e:#}")),
-    };
-
+    let output = play(rt, cx, worker, task, trial, None)?;
     let dir = cx.out.join(task.id()).join(trial.to_string());
     output.write_trace_jsonl(&mut worker.trace_buffer);
     let (trace, trace_span) = worker
@@ -138,6 +132,31 @@ pub fn run_and_record(
     })
 }
 
+/// Plays trial `trial` of `task` on `worker` (under `plan` instead of the task's fault plan,
+/// with a census of the points called, when given): a trial that cannot start is a task error
+/// whose trace says why.
+pub(crate) fn play(
+    rt: &tokio::runtime::Runtime,
+    cx: &TrialContext<'_>,
+    worker: &Worker,
+    task: &TaskEnv,
+    trial: u32,
+    plan: Option<&crate::faults::FaultPlan>,
+) -> Result<TrialOutput> {
+    match start_and_run(rt, cx, worker, task, trial, plan) {
+        Ok(output) => Ok(output),
+        Err(e) if InstallationError::is(&e) => Err(e),
+        // The task (or the recording replayed) cannot be played: this trial's record says why.
+        Err(e) => Ok(not_started(
+            task,
+            cx.seed,
+            trial,
+            cx.agent.describe(),
+            format!("{e:#}"),
+        )),
+    }
+}
+
 /// Writes, when the trial changed the workspace, its `changes.json` to its folder `dir`.
 fn write_changes(task: &TaskEnv, output: &TrialOutput, dir: &Path) -> Result<()> {
     let mut base = task.base_vfs.fork();
@@ -167,17 +186,22 @@ fn write_changes(task: &TaskEnv, output: &TrialOutput, dir: &Path) -> Result<()>
 }
 
 /// A played trial's judgement: its status and error, and the verdicts of the grading chosen.
-struct Judgement {
-    status: Status,
-    error: Option<String>,
-    verdict: Option<clawrun_judge::Verdict>,
-    grader: Option<String>,
-    native_verdict: Option<clawrun_judge::Verdict>,
+pub(crate) struct Judgement {
+    /// Scored, task error or infrastructure error.
+    pub status: Status,
+    /// Why the trial was not scored, if it was not.
+    pub error: Option<String>,
+    /// The verdict of the grading chosen.
+    pub verdict: Option<clawrun_judge::Verdict>,
+    /// `claw-eval` when a grader.py judged.
+    pub grader: Option<String>,
+    /// clawrun's rubric's verdict beside grader.py's (`--grader both`).
+    pub native_verdict: Option<clawrun_judge::Verdict>,
 }
 
 /// Judges `output` (trial `trial` of `task`, whose folder is `dir`) as `cx.grading` chooses:
 /// a trial that ended on a task or infrastructure error is not judged.
-fn judge(
+pub(crate) fn judge(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
     worker: &Worker,
@@ -238,6 +262,7 @@ fn start_and_run(
     worker: &Worker,
     task: &TaskEnv,
     trial: u32,
+    plan: Option<&crate::faults::FaultPlan>,
 ) -> Result<TrialOutput> {
     let recorded: Option<Vec<Event>> = match cx.agent {
         AgentSpec::Replay(run) => Some(run.trace(task.id(), trial)?),
@@ -259,6 +284,7 @@ fn start_and_run(
         agent: agent.as_mut(),
         user,
         limits: &limits,
+        plan,
     }
     .run()
 }

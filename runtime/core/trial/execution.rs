@@ -67,6 +67,9 @@ pub struct TrialOutput {
     pub seed: u64,
     /// The workspace at the end of Execution (without judge files).
     pub vfs: crate::vfs::Vfs,
+    /// Every fault point the trial called and how many times, by point (only when the trial
+    /// ran under [`TrialInputs::plan`]; empty otherwise).
+    pub census: Vec<(std::sync::Arc<str>, u64)>,
 }
 
 impl TrialOutput {
@@ -98,6 +101,9 @@ pub struct TrialInputs<'a> {
     pub user: Option<Box<dyn SimulatedUser>>,
     /// Turns, time and tokens.
     pub limits: &'a Limits,
+    /// The trial's fault plan instead of the task's, with a census of the points called
+    /// ([`TrialOutput::census`]): the fuzzer's perturbations. `None`: the task's plan.
+    pub plan: Option<&'a crate::faults::FaultPlan>,
 }
 
 impl TrialInputs<'_> {
@@ -112,8 +118,9 @@ impl TrialInputs<'_> {
             agent,
             mut user,
             limits,
+            plan,
         } = self;
-        let mut ex = Execution::start(rt, harness, task, run_seed, trial, agent.describe());
+        let mut ex = Execution::start(rt, harness, task, (run_seed, trial), plan, agent.describe());
         let max_rounds = task
             .loaded
             .task
@@ -171,6 +178,11 @@ fn judge_and_finish(ex: Execution<'_>, outcome: Outcome) -> Result<TrialOutput> 
         .map(Message::text)
         .unwrap_or_default();
     let root_hash = env.vfs.root_hash().to_hex().to_string();
+    let census = if env.faults.lock().census_on() {
+        env.faults.census()
+    } else {
+        Vec::new()
+    };
     let (outcome, judged) = match outcome {
         Outcome::TaskError => (outcome, snapshot::Judged::nothing(&env.vfs)),
         _ => match snapshot::judge_phase(harness, task, &mut env, &mut rec) {
@@ -223,6 +235,7 @@ fn judge_and_finish(ex: Execution<'_>, outcome: Outcome) -> Result<TrialOutput> 
         seed: env.seed,
         limits: limits_hit(&env),
         vfs: env.vfs,
+        census,
     })
 }
 
@@ -270,5 +283,6 @@ pub fn not_started(
         limits: Vec::new(),
         seed: env.seed,
         vfs: env.vfs,
+        census: Vec::new(),
     }
 }

@@ -62,8 +62,10 @@ fn trace_start(task: &TaskEnv, env: &mut TrialEnv, trial: u32, agent: String) ->
         agent,
         system: task.system.to_string(),
         tools: task.tools.iter().map(|t| t.name.clone()).collect(),
-        faults: task
-            .plan
+        faults: env
+            .faults
+            .lock()
+            .plan()
             .rules()
             .iter()
             .enumerate()

@@ -264,15 +264,25 @@ impl TaskEnv {
     /// workspace and services, the plan reseeded from (run seed, task id, trial), or from the
     /// plan file's own `seed:` instead of the run seed when it set one.
     pub fn fork(&self, run_seed: u64, trial: u32) -> TrialEnv {
+        self.fork_with(run_seed, trial, &self.plan, false)
+    }
+
+    /// [`TaskEnv::fork`] under `plan` instead of the task's (the fuzzer's perturbations),
+    /// its injector counting every point called when `census` is set
+    /// ([`FaultInjector::census`]).
+    pub fn fork_with(&self, run_seed: u64, trial: u32, plan: &FaultPlan, census: bool) -> TrialEnv {
         let seed = crate::faults::trial_seed(run_seed, self.id(), trial);
         let clock = VirtualClock::new(self.epoch);
         // What `FaultPlan::for_trial` derives: from the plan's own seed, else the run's.
-        let fault_seed = match self.plan.own_seed() {
+        let fault_seed = match plan.own_seed() {
             Some(own) => crate::faults::trial_seed(own, self.id(), trial),
             None => seed,
         };
-        let plan = self.plan.clone().with_seed(fault_seed);
-        let faults = SharedInjector::new(FaultInjector::new(plan).with_clock(clock.clone()));
+        let mut injector = FaultInjector::new(plan.clone().with_seed(fault_seed));
+        if census {
+            injector = injector.with_census();
+        }
+        let faults = SharedInjector::new(injector.with_clock(clock.clone()));
         let mut vfs = self.base_vfs.fork();
         vfs.set_quota(self.disk.quota_over(self.base_vfs.usage()));
         let web = WebSession::new(Arc::clone(&self.web), seed);

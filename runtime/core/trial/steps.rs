@@ -17,6 +17,7 @@ use super::prompt::prompt_message;
 use super::recorder::{self, Recorder};
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use super::user::SimulatedUser;
+use crate::faults::FaultPlan;
 use crate::tools::{InstallationError, ToolState};
 
 /// One tool call the agent asked for: its id, the tool's name, the input.
@@ -55,17 +56,21 @@ pub(super) struct Execution<'a> {
 }
 
 impl<'a> Execution<'a> {
-    /// Execution of trial `trial` of `task` about to begin: the task forked, the trace opened
-    /// (`agent` names the agent), the prompt the conversation's first message.
+    /// Execution of trial `trial` of `task` about to begin: the task forked (under `plan`
+    /// with a census of the points called, when given: [`TaskEnv::fork_with`]), the trace
+    /// opened (`agent` names the agent), the prompt the conversation's first message.
     pub fn start(
         rt: &'a tokio::runtime::Runtime,
         harness: &'a Harness,
         task: &'a TaskEnv,
-        run_seed: u64,
-        trial: u32,
+        (run_seed, trial): (u64, u32),
+        plan: Option<&FaultPlan>,
         agent: String,
     ) -> Self {
-        let mut env = task.fork(run_seed, trial);
+        let mut env = match plan {
+            Some(plan) => task.fork_with(run_seed, trial, plan, true),
+            None => task.fork(run_seed, trial),
+        };
         let mut rec = Recorder::start(task, &mut env, trial, agent);
         let prompt = prompt_message(task);
         rec.push(

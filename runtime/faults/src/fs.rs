@@ -12,7 +12,8 @@ use clawrun_hostcall::fault::{FsCall, FsFault, FsFaultHook};
 #[derive(Clone, Debug)]
 pub struct SharedInjector {
     inner: Arc<Mutex<FaultInjector>>,
-    /// Whether the plan has `fs:` rules at all (else fs calls skip the lock).
+    /// Whether fs calls need the injector: the plan has `fs:` rules, or the census is on
+    /// (else fs calls skip the lock).
     fs: bool,
 }
 
@@ -20,7 +21,7 @@ impl SharedInjector {
     /// Shares `injector`.
     pub fn new(injector: FaultInjector) -> Self {
         Self {
-            fs: injector.plan().covers(Category::Fs),
+            fs: injector.census_on() || injector.plan().covers(Category::Fs),
             inner: Arc::new(Mutex::new(injector)),
         }
     }
@@ -35,6 +36,11 @@ impl SharedInjector {
     /// [`FaultInjector::decide`] through the handle.
     pub fn decide(&self, call: &Call<'_>) -> Option<Fault> {
         self.lock().decide(call)
+    }
+
+    /// [`FaultInjector::census`] through the handle.
+    pub fn census(&self) -> Vec<(Arc<str>, u64)> {
+        self.lock().census()
     }
 
     /// [`FaultInjector::drain_events`] through the handle.
@@ -60,5 +66,35 @@ impl FsFaultHook for SharedInjector {
             return None;
         }
         self.lock().decide_fs(call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::FaultPlan;
+    use clawrun_hostcall::fault::FsOp;
+
+    #[test]
+    fn fs_calls_reach_a_census_injector() {
+        let call = FsCall {
+            op: FsOp::Open,
+            path: "/workspace/a.txt",
+        };
+        let mut plain = SharedInjector::new(FaultInjector::new(FaultPlan::none()));
+        assert_eq!(plain.on_call(&call), None);
+        assert!(plain.census().is_empty());
+        let mut census = SharedInjector::new(FaultInjector::new(FaultPlan::none()).with_census());
+        let mut hook = census.fs_hook();
+        assert_eq!(hook.on_call(&call), None);
+        assert_eq!(census.on_call(&call), None);
+        assert_eq!(census.decide(&Call::new("tool:Read")), None);
+        assert_eq!(
+            census.census(),
+            [
+                (Arc::from("fs:open:/workspace/a.txt"), 2),
+                (Arc::from("tool:Read"), 1)
+            ]
+        );
     }
 }

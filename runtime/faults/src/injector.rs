@@ -89,7 +89,8 @@ struct PointState {
 /// Decides, call by call, which faults to inject, and records them.
 ///
 /// Every call at a point of a category some rule covers increments that point's counter
-/// (1-based), whether or not a fault is injected; calls at other points are not counted. The
+/// (1-based), whether or not a fault is injected; calls at other points are not counted,
+/// unless the census is on ([`Self::with_census`]): then every call at every point is. The
 /// decision for call `n` at a point is the plan's pure decision for (point, `n`) — rules in
 /// order, the first that matches and fires wins — except that a rule which has already fired
 /// `max_count` times is passed over. A latency fault advances the virtual clock; nothing
@@ -103,6 +104,8 @@ pub struct FaultInjector {
     events: Vec<FaultEvent>,
     clock: VirtualClock,
     scratch: String,
+    /// Count calls at points of every category, not only those the plan covers.
+    census: bool,
 }
 
 impl FaultInjector {
@@ -120,7 +123,20 @@ impl FaultInjector {
             events: Vec::new(),
             clock: VirtualClock::default(),
             scratch: String::new(),
+            census: false,
         }
+    }
+
+    /// The same injector with the census on: calls at points of every category are counted
+    /// (see [`Self::census`]), those no rule covers still getting no fault.
+    pub fn with_census(mut self) -> Self {
+        self.census = true;
+        self
+    }
+
+    /// Whether the census is on.
+    pub fn census_on(&self) -> bool {
+        self.census
     }
 
     /// The same injector on the trial's `clock` (event times, latency faults).
@@ -149,6 +165,9 @@ impl FaultInjector {
     pub fn decide(&mut self, call: &Call<'_>) -> Option<Fault> {
         let category = Category::of(call.point)?;
         if !self.plan.covers(category) {
+            if self.census {
+                self.count_only(call.point);
+            }
             return None;
         }
         let state = match self.points.get_mut(call.point) {
@@ -208,7 +227,7 @@ impl FaultInjector {
     /// Decides for a filesystem host call (point `fs:<op>:<path>`) and maps the kind to what
     /// the sandbox does; a latency advances the clock and lets the call proceed.
     pub fn decide_fs(&mut self, call: &FsCall<'_>) -> Option<FsFault> {
-        if !self.plan.covers(Category::Fs) {
+        if !self.census && !self.plan.covers(Category::Fs) {
             return None;
         }
         let mut buf = std::mem::take(&mut self.scratch);
@@ -221,6 +240,31 @@ impl FaultInjector {
         });
         self.scratch = buf;
         fault.and_then(|f| f.kind.fs_fault())
+    }
+
+    /// Counts a call at `point`, of a category no rule covers (census only).
+    fn count_only(&mut self, point: &str) {
+        if let Some(state) = self.points.get_mut(point) {
+            state.calls += 1;
+            return;
+        }
+        let state = PointState {
+            point: Arc::from(point),
+            calls: 1,
+            digest: self.plan.point_digest(point),
+            rules: Box::default(),
+            blocks: Box::default(),
+        };
+        self.points.insert(state.point.clone(), state);
+    }
+
+    /// Every point seen so far with its call count, sorted by point: with the census on,
+    /// every point called, whatever its category.
+    pub fn census(&self) -> Vec<(Arc<str>, u64)> {
+        self.points
+            .iter()
+            .map(|(point, state)| (point.clone(), state.calls))
+            .collect()
     }
 
     /// Calls counted so far at `point`.
@@ -323,5 +367,94 @@ mod tests {
         // Service calls are not counted by a plan without service rules.
         assert_eq!(inj.decide(&Call::new("service:gmail/send")), None);
         assert_eq!(inj.calls("service:gmail/send"), 0);
+    }
+
+    #[test]
+    fn census_counts_every_category_under_an_empty_plan() {
+        let mut inj = FaultInjector::new(FaultPlan::none()).with_census();
+        assert!(inj.census_on());
+        let write = FsCall {
+            op: FsOp::Write,
+            path: "/workspace/out.txt",
+        };
+        for _ in 0..3 {
+            assert_eq!(inj.decide(&Call::new("tool:Bash")), None);
+        }
+        assert_eq!(inj.decide(&Call::new("service:gmail/messages")), None);
+        assert_eq!(inj.on_call(&write), None);
+        assert_eq!(inj.on_call(&write), None);
+        assert_eq!(inj.decide(&Call::new("http:gmail.local/gmail/send")), None);
+        // Not a point at all: not counted.
+        assert_eq!(inj.decide(&Call::new("nowhere")), None);
+        let census: Vec<(String, u64)> = inj
+            .census()
+            .into_iter()
+            .map(|(p, n)| (p.to_string(), n))
+            .collect();
+        assert_eq!(
+            census,
+            [
+                ("fs:write:/workspace/out.txt".to_string(), 2),
+                ("http:gmail.local/gmail/send".to_string(), 1),
+                ("service:gmail/messages".to_string(), 1),
+                ("tool:Bash".to_string(), 3),
+            ]
+        );
+        assert!(inj.events().is_empty());
+        // Without the census, nothing is counted under the empty plan.
+        let mut plain = FaultInjector::new(FaultPlan::none());
+        assert!(!plain.census_on());
+        plain.decide(&Call::new("tool:Bash"));
+        plain.on_call(&write);
+        assert!(plain.census().is_empty());
+    }
+
+    #[test]
+    fn census_leaves_decisions_unchanged() {
+        let plan = || {
+            FaultPlan::new(
+                11,
+                vec![
+                    Rule::new("tool:*", FaultKind::Timeout, Trigger::Probability(0.4)),
+                    Rule::new(
+                        "service:gmail/*",
+                        FaultKind::Status500,
+                        Trigger::Probability(0.3),
+                    )
+                    .max_count(3),
+                    Rule::new(
+                        "tool:Bash",
+                        FaultKind::Latency { millis: 10 },
+                        Trigger::Calls(vec![2, 5]),
+                    ),
+                ],
+            )
+            .unwrap()
+        };
+        let run = |mut inj: FaultInjector| {
+            let mut out = Vec::new();
+            for i in 0..60 {
+                let point = ["tool:Bash", "service:gmail/send", "tool:Read"][i % 3];
+                out.push(inj.decide(&Call::new(point)));
+                let fs = inj.on_call(&FsCall {
+                    op: FsOp::Read,
+                    path: "/workspace/in.txt",
+                });
+                assert_eq!(fs, None);
+            }
+            (out, inj.drain_events(), inj.census())
+        };
+        let (plain, plain_events, plain_census) = run(FaultInjector::new(plan()));
+        let (census, census_events, counted) = run(FaultInjector::new(plan()).with_census());
+        assert!(plain.iter().any(Option::is_some));
+        assert_eq!(plain, census);
+        assert_eq!(plain_events, census_events);
+        // The census adds the fs point the plan does not cover; the rest agree.
+        assert_eq!(plain_census.len(), 3);
+        assert_eq!(counted.len(), 4);
+        assert!(counted.contains(&(Arc::from("fs:read:/workspace/in.txt"), 60)));
+        for entry in &plain_census {
+            assert!(counted.contains(entry));
+        }
     }
 }

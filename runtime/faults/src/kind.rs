@@ -12,8 +12,14 @@
 //! | `latency[:MS]` or `latency:MIN-MAX` | any | virtual time advances, then the call is served (default 2000-4000 ms) |
 //! | `truncated_body` | service, http, tool | the response body is cut short |
 //! | `malformed_json` | service, http, tool | the response body is no longer JSON |
+//! | `inject[:P[@R]]` | service, http, tool | prompt-injection payload P of [`INJECTION_CORPUS`] placed into record R of the body (defaults 0, 0) |
+//! | `duplicate_record[:R]` | service, http, tool | record R of the body appears twice, the copy right after it (default 0) |
+//! | `reorder_records` | service, http, tool | the body's records in reverse order |
 //! | `eio`, `enospc`, `eacces` | fs | the host call fails with that errno |
 //! | `short_write[:N]` | fs | a write takes at most N bytes (default 1); other ops are unaffected |
+//!
+//! A body's records are its first array of objects, breadth-first; see [`content`](super::content)
+//! for where each content kind edits and what it does to a body without records.
 
 use std::fmt;
 use std::str::FromStr;
@@ -21,11 +27,13 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::content::INJECTION_CORPUS;
 use super::point::Category;
 use clawrun_hostcall::fault::{FsErrno, FsFault};
 
-/// An injected fault, fully decided (a latency has its exact duration).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// An injected fault, fully decided (a latency has its exact duration). Ordered by variant,
+/// then parameters (for sorted schedules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FaultKind {
     /// HTTP 429 with a `Retry-After` header.
     Status429 {
@@ -49,6 +57,21 @@ pub enum FaultKind {
     TruncatedBody,
     /// The response body is made invalid JSON.
     MalformedJson,
+    /// A prompt-injection payload from [`INJECTION_CORPUS`] is placed into a record of the
+    /// response body.
+    Inject {
+        /// Index into [`INJECTION_CORPUS`].
+        payload: u16,
+        /// Index of the record (modulo the body's record count).
+        record: u16,
+    },
+    /// A record of the response body appears twice, the copy right after it.
+    DuplicateRecord {
+        /// Index of the record (modulo the body's record count).
+        record: u16,
+    },
+    /// The response body's records are given in reverse order.
+    ReorderRecords,
     /// The filesystem call fails with EIO.
     Eio,
     /// The filesystem call fails with ENOSPC.
@@ -77,6 +100,9 @@ pub const KIND_SYNTAX: &[&str] = &[
     "latency[:MS|:MIN-MAX]",
     "truncated_body",
     "malformed_json",
+    "inject[:P[@R]]",
+    "duplicate_record[:R]",
+    "reorder_records",
     "eio",
     "enospc",
     "eacces",
@@ -93,6 +119,9 @@ pub const KIND_NAMES: &[&str] = &[
     "latency",
     "truncated_body",
     "malformed_json",
+    "inject",
+    "duplicate_record",
+    "reorder_records",
     "eio",
     "enospc",
     "eacces",
@@ -111,6 +140,9 @@ impl FaultKind {
             FaultKind::Latency { .. } => "latency",
             FaultKind::TruncatedBody => "truncated_body",
             FaultKind::MalformedJson => "malformed_json",
+            FaultKind::Inject { .. } => "inject",
+            FaultKind::DuplicateRecord { .. } => "duplicate_record",
+            FaultKind::ReorderRecords => "reorder_records",
             FaultKind::Eio => "eio",
             FaultKind::Enospc => "enospc",
             FaultKind::Eacces => "eacces",
@@ -127,7 +159,8 @@ impl FaultKind {
     }
 
     /// Whether the kind can be injected at points of `category` (latency anywhere, filesystem
-    /// kinds only at `fs:` points, the others everywhere else).
+    /// kinds only at `fs:` points, the others — statuses, failures, body and content kinds —
+    /// everywhere else).
     pub fn applies_to(&self, category: Category) -> bool {
         match self {
             FaultKind::Latency { .. } => true,
@@ -174,6 +207,8 @@ impl fmt::Display for FaultKind {
             FaultKind::Status429 { retry_after_secs } => write!(f, "status429:{retry_after_secs}"),
             FaultKind::Latency { millis } => write!(f, "latency:{millis}"),
             FaultKind::ShortWrite { max_bytes } => write!(f, "short_write:{max_bytes}"),
+            FaultKind::Inject { payload, record } => write!(f, "inject:{payload}@{record}"),
+            FaultKind::DuplicateRecord { record } => write!(f, "duplicate_record:{record}"),
             other => f.write_str(other.name()),
         }
     }
@@ -290,6 +325,45 @@ impl FromStr for KindSpec {
             "connection_reset" => no_param(FaultKind::ConnectionReset),
             "truncated_body" => no_param(FaultKind::TruncatedBody),
             "malformed_json" => no_param(FaultKind::MalformedJson),
+            "reorder_records" => no_param(FaultKind::ReorderRecords),
+            "inject" => {
+                const RECORD: &str = "a record index 0-65535, e.g. `inject:3@1`";
+                let (payload, record) = match param {
+                    None => (0, 0),
+                    Some(p) => {
+                        let (payload, record) = match p.split_once('@') {
+                            Some((payload, record)) => (payload, Some(record)),
+                            None => (p, None),
+                        };
+                        let payload: u16 = parse_param(
+                            name,
+                            payload,
+                            "a payload index (`inject:P` or `inject:P@R`), e.g. `inject:3@1`",
+                        )?;
+                        let record = match record {
+                            None => 0,
+                            Some(r) => parse_param(name, r, RECORD)?,
+                        };
+                        (payload, record)
+                    }
+                };
+                if usize::from(payload) >= INJECTION_CORPUS.len() {
+                    return Err(KindError::BadParam(format!(
+                        "`{text}`: there are {} injection payloads, numbered 0-{}",
+                        INJECTION_CORPUS.len(),
+                        INJECTION_CORPUS.len() - 1
+                    )));
+                }
+                Ok(KindSpec::Fixed(FaultKind::Inject { payload, record }))
+            }
+            "duplicate_record" => Ok(KindSpec::Fixed(FaultKind::DuplicateRecord {
+                record: match param {
+                    None => 0,
+                    Some(p) => {
+                        parse_param(name, p, "a record index 0-65535, e.g. `duplicate_record:2`")?
+                    }
+                },
+            })),
             "eio" => no_param(FaultKind::Eio),
             "enospc" => no_param(FaultKind::Enospc),
             "eacces" => no_param(FaultKind::Eacces),
@@ -416,6 +490,12 @@ mod tests {
             FaultKind::Latency { millis: 2500 },
             FaultKind::TruncatedBody,
             FaultKind::MalformedJson,
+            FaultKind::Inject {
+                payload: 3,
+                record: 1,
+            },
+            FaultKind::DuplicateRecord { record: 2 },
+            FaultKind::ReorderRecords,
             FaultKind::Eio,
             FaultKind::Enospc,
             FaultKind::Eacces,
@@ -457,6 +537,22 @@ mod tests {
             "latency:100-200".parse::<KindSpec>().unwrap().to_string(),
             "latency:100-200"
         );
+        let inject = |payload, record| KindSpec::Fixed(FaultKind::Inject { payload, record });
+        assert_eq!("inject".parse::<KindSpec>().unwrap(), inject(0, 0));
+        assert_eq!("inject:5".parse::<KindSpec>().unwrap(), inject(5, 0));
+        assert_eq!("inject: 3 @ 1".parse::<KindSpec>().unwrap(), inject(3, 1));
+        assert_eq!(
+            "duplicate_record".parse::<KindSpec>().unwrap(),
+            KindSpec::Fixed(FaultKind::DuplicateRecord { record: 0 })
+        );
+        for (text, shown) in [
+            ("inject:3@1", "inject:3@1"),
+            ("inject", "inject:0@0"),
+            ("duplicate_record:2", "duplicate_record:2"),
+            ("reorder_records", "reorder_records"),
+        ] {
+            assert_eq!(text.parse::<FaultKind>().unwrap().to_string(), shown);
+        }
     }
 
     #[test]
@@ -478,6 +574,13 @@ mod tests {
             "latency:x",
             "short_write:0",
             "status429:-1",
+            "inject:8",
+            "inject:x",
+            "inject:1@",
+            "inject:@1",
+            "inject:1@70000",
+            "duplicate_record:-1",
+            "reorder_records:1",
         ] {
             assert!(
                 matches!(bad.parse::<KindSpec>(), Err(KindError::BadParam(_))),
@@ -486,6 +589,10 @@ mod tests {
         }
         assert!("latency".parse::<FaultKind>().is_err());
         assert!("latency:1-2".parse::<FaultKind>().is_err());
+        assert_eq!(
+            "inject:8@0".parse::<KindSpec>().unwrap_err().to_string(),
+            "`inject:8@0`: there are 8 injection payloads, numbered 0-7"
+        );
     }
 
     #[test]
@@ -502,6 +609,20 @@ mod tests {
         assert!(!FaultKind::Eio.applies_to(Category::Service));
         assert!(!FaultKind::Status500.applies_to(Category::Fs));
         assert!(FaultKind::Latency { millis: 1 }.applies_to(Category::Fs));
+        for kind in [
+            FaultKind::Inject {
+                payload: 0,
+                record: 0,
+            },
+            FaultKind::DuplicateRecord { record: 0 },
+            FaultKind::ReorderRecords,
+        ] {
+            assert!(!kind.is_fs() && kind.fs_fault().is_none());
+            assert!(!kind.applies_to(Category::Fs));
+            for category in [Category::Service, Category::Http, Category::Tool] {
+                assert!(kind.applies_to(category));
+            }
+        }
         assert_eq!(
             FaultKind::Enospc.fs_fault(),
             Some(FsFault::Error(FsErrno::NoSpace))

@@ -3,7 +3,9 @@
 //! - [`point`]: where — `service:<name><endpoint>`, `http:<host><path>`, `tool:<Name>`,
 //!   `fs:<op>:<path>` — and the [`Call`] the injector is asked about.
 //! - [`kind`]: what — 429/500/503, timeout, connection reset, latency (virtual), truncated or
-//!   malformed body, EIO/ENOSPC/EACCES, short write; [`response`]: their bytes on the wire.
+//!   malformed body, prompt injection, duplicated or reordered records, EIO/ENOSPC/EACCES,
+//!   short write; [`response`]: their bytes on the wire; [`content`]: the injection corpus and
+//!   the record edits.
 //! - [`rule`]: point globs, request filters, weighted kinds, probability or exact calls,
 //!   `max_count`; [`plan`]: ordered rules plus a seed, first matching rule that fires wins.
 //! - [`decide`]: every decision is a pure function of (seed, rule index, point, the point's
@@ -20,6 +22,7 @@
 // callers unwrap it.
 #![allow(clippy::result_large_err)]
 
+pub mod content;
 pub mod decide;
 pub mod error;
 pub mod fs;

@@ -62,7 +62,7 @@ impl Category {
     }
 
     /// A small dense index (0..4), for per-category tables.
-    pub(crate) fn index(self) -> usize {
+    pub fn index(self) -> usize {
         self as usize
     }
 }

@@ -85,6 +85,13 @@ impl Audits {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// Each service and its document's JSON text, in name order (nothing parsed).
+    pub fn texts(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0
+            .iter()
+            .map(|(name, doc)| (name.as_str(), doc.data.as_json_text()))
+    }
 }
 
 /// Everything the judge may look at.

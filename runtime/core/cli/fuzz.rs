@@ -1,0 +1,312 @@
+//! `clawrun fuzz`: search for the perturbations that break an agent, shrink each failure to a
+//! minimal reproducer; `--regress DIR` plays a folder of reproducers again.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use clawrun_agents::llm::ModelConfig;
+use clawrun_judge::ScoreConfig;
+
+use super::UsageError;
+use super::output::outln;
+use super::web_args::WebArgs;
+use crate::fuzz::{Confirm, FuzzOptions, SearchConfig, fuzz, regress};
+use crate::run::grading::GraderChoice;
+use crate::run::model_settings::{self, AgentModelFlags};
+use crate::run::selection::TaskFilter;
+use crate::run::{AgentSpec, RunOptions};
+
+/// Trials per task when neither --budget nor --time is given.
+const DEFAULT_BUDGET: u64 = 1_000;
+
+/// Arguments of `clawrun fuzz`.
+#[derive(Debug, clap::Args)]
+pub struct FuzzArgs {
+    /// Task folders or task ids (default: every task of the suite).
+    #[arg(value_name = "TASKS")]
+    tasks: Vec<String>,
+    /// The suite root: the folder holding `tasks/`.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    suite: PathBuf,
+    #[command(flatten)]
+    filter: TaskFilter,
+    /// The agent fuzzed: oracle | scripted:FILE | careless | openai:MODEL | anthropic:MODEL |
+    /// openrouter:MODEL. Default: oracle, or the `agent:` model of --model-config.
+    #[arg(long, value_parser = AgentSpec::parse)]
+    agent: Option<AgentSpec>,
+    #[command(flatten)]
+    model_flags: AgentModelFlags,
+    /// Search trials per task (default 1000 when --time is not given either).
+    #[arg(long, value_name = "TRIALS", value_parser = clap::value_parser!(u64).range(1..))]
+    budget: Option<u64>,
+    /// Wall time per task for the search, e.g. 30s, 5m, 1h (with --budget: whichever ends
+    /// first).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    time: Option<Duration>,
+    /// Parallel trials (default: the number of cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: Option<u64>,
+    /// The search seed (the generator's, and the trials' run seed): the same seed and budget
+    /// give the same search.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The output folder (default: runs/fuzz-<agent>-seed<N>, or the next free one).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Perturb filesystem calls too (EIO, ENOSPC, EACCES, short writes at `fs:` points).
+    #[arg(long)]
+    fs: bool,
+    /// Distinct failures shrunk per task (more are counted, not shrunk).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    max_failures: usize,
+    /// A failure counts when M of N trials fail (default 1/1; 2/3 for model agents, which
+    /// sample).
+    #[arg(long, value_name = "M/N", value_parser = Confirm::parse)]
+    confirm: Option<Confirm>,
+    /// Trials one shrink may spend.
+    #[arg(long, value_name = "TRIALS", default_value_t = 2_000)]
+    shrink_budget: u64,
+    /// End a task's search once N distinct failures were found (e.g. 1 in CI: fail fast).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    stop_after: Option<u64>,
+    /// Play the reproducers under DIR (folders holding finding.json and repro.yaml) with
+    /// --agent instead of searching; exit 1 when a result differs from --expect.
+    #[arg(long, value_name = "DIR")]
+    regress: Option<PathBuf>,
+    /// With --regress: `fixed` (default: every reproducer must pass now) or `failing` (every
+    /// reproducer must still fail, e.g. to check the reproducers themselves).
+    #[arg(long, value_enum, default_value_t = Expect::Fixed, requires = "regress")]
+    expect: Expect,
+    /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are unjudged).
+    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
+    judge: Option<ModelConfig>,
+    /// The model playing simulated users from their persona (default: the tasks' scripts).
+    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
+    user_model: Option<ModelConfig>,
+    /// Token limit per trial.
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u64>,
+    /// Serve model responses from the on-disk response cache when present (keyed by the
+    /// request and the trial seed).
+    #[arg(long)]
+    cache: bool,
+    /// Skip the probe request sent to each model endpoint first.
+    #[arg(long)]
+    no_probe: bool,
+    /// The pass threshold.
+    #[arg(long, default_value_t = 0.75)]
+    pass_threshold: f64,
+    /// Which grader scores the trials (as `clawrun run --grader`).
+    #[arg(long, value_enum, default_value_t = GraderChoice::Auto)]
+    grader: GraderChoice,
+    /// A Claw-Eval checkout whose graders are used (as `clawrun run --claw-eval`).
+    #[arg(long, value_name = "DIR")]
+    claw_eval: Option<PathBuf>,
+    #[command(flatten)]
+    web: WebArgs,
+}
+
+/// `--expect`: what a regression run demands of each reproducer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Expect {
+    /// The agent no longer fails.
+    Fixed,
+    /// The agent still fails as recorded.
+    Failing,
+}
+
+/// Parses `90`, `90s`, `5m`, `2h`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (digits, unit) = t.split_at(
+        t.find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(t.len()),
+    );
+    let n: f64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?}: expected a duration such as 30s, 5m or 1h"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("{text:?}: the unit must be s, m or h")),
+    };
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(format!("{text:?}: must be more than zero"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Runs `clawrun fuzz`.
+pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
+    if !(0.0..=1.0).contains(&args.pass_threshold) {
+        return Err(UsageError(format!(
+            "--pass-threshold {}: must be between 0 and 1",
+            args.pass_threshold
+        ))
+        .into());
+    }
+    let models = model_settings::resolve(
+        args.agent.clone(),
+        args.judge.clone(),
+        args.user_model.clone(),
+        &args.model_flags,
+    )?;
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        |j| j as usize,
+    );
+    let confirm = args.confirm.unwrap_or(if models.agent.is_remote() {
+        Confirm { needed: 2, of: 3 }
+    } else {
+        Confirm::ONCE
+    });
+    let prefix = if args.regress.is_some() {
+        "regress"
+    } else {
+        "fuzz"
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(prefix, &models.agent, args.seed));
+    let mut run = RunOptions::new(&args.suite, models.agent, out.clone());
+    run.tasks = args.tasks.clone();
+    run.filter = args.filter.clone();
+    run.seed = args.seed;
+    run.jobs = jobs;
+    run.judge = models.judge;
+    run.user_model = models.user_model;
+    run.max_tokens = args.max_tokens;
+    run.cache = args.cache;
+    run.score = ScoreConfig {
+        pass_threshold: args.pass_threshold,
+        ..ScoreConfig::default()
+    };
+    run.progress = !quiet;
+    run.probe = !args.no_probe;
+    run.grader = args.grader;
+    run.claw_eval = args.claw_eval.clone();
+    run.web = args.web.options();
+
+    if let Some(dir) = &args.regress {
+        return regress_command(&run, dir, &out, args.expect);
+    }
+    let budget = match (args.budget, args.time) {
+        (None, None) => Some(DEFAULT_BUDGET),
+        (b, _) => b,
+    };
+    let options = FuzzOptions {
+        run,
+        search: SearchConfig {
+            budget,
+            time: args.time,
+            seed: args.seed,
+            fs: args.fs,
+            max_failures: args.max_failures,
+            confirm,
+            shrink_budget: args.shrink_budget,
+            stop_after: args.stop_after.map(|n| n as usize),
+        },
+    };
+    let result = fuzz(&options)?;
+    for t in &result.tasks {
+        outln!("{}", crate::fuzz::report::task_line(&t.search))?;
+        for r in &t.reproducers {
+            outln!(
+                "  {} ({} perturbation(s); reproduced {}/{}): {}",
+                r.finding.kind,
+                r.finding.minimal.len(),
+                r.reproduction.failing,
+                r.meta.confirm.of,
+                r.meta.schedule.join("; ")
+            )?;
+            outln!("    {}", out.join(&r.dir).display())?;
+        }
+    }
+    outln!(
+        "{} failure(s) in {} search trials; report: {}",
+        result.failures(),
+        result.search_trials(),
+        out.join(crate::fuzz::report::INDEX_FILE).display()
+    )?;
+    Ok(if result.failures() > 0 { 1 } else { 0 })
+}
+
+/// `clawrun fuzz --regress DIR`.
+fn regress_command(
+    run: &RunOptions,
+    dir: &std::path::Path,
+    out: &std::path::Path,
+    expect: Expect,
+) -> Result<i32> {
+    if out.exists() && std::fs::read_dir(out)?.next().is_some() {
+        return Err(UsageError(format!(
+            "{} is not empty: choose another --out for the regression runs",
+            out.display()
+        ))
+        .into());
+    }
+    let results = regress(run, dir, out)?;
+    let mut unexpected = 0;
+    for r in &results {
+        let still = r.still_fails();
+        let ok = still == (expect == Expect::Failing);
+        unexpected += usize::from(!ok);
+        outln!(
+            "{} {}: {} ({} of {} trials fail as {}; recorded: {})",
+            if ok { "ok  " } else { "FAIL" },
+            r.dir.display(),
+            if still {
+                "still fails"
+            } else {
+                "no longer fails"
+            },
+            r.reproduction.failing,
+            r.meta.confirm.of,
+            r.meta.kind,
+            r.meta.schedule.join("; ")
+        )?;
+    }
+    outln!(
+        "{} reproducer(s): {} as expected ({}), {} not; run folders in {}",
+        results.len(),
+        results.len() - unexpected,
+        match expect {
+            Expect::Fixed => "fixed",
+            Expect::Failing => "still failing",
+        },
+        unexpected,
+        out.display()
+    )?;
+    Ok(if unexpected > 0 { 1 } else { 0 })
+}
+
+/// A fresh output folder under `runs/` named after `prefix`, the agent and the seed.
+fn default_out(prefix: &str, agent: &AgentSpec, seed: u64) -> PathBuf {
+    let agent = agent.describe().replace(['/', ':', '\\'], "_");
+    let base = format!("{prefix}-{agent}-seed{seed}");
+    let mut out = PathBuf::from("runs").join(&base);
+    let mut i = 2;
+    while out.exists() {
+        out = PathBuf::from("runs").join(format!("{base}-{i}"));
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("5d").unwrap_err().contains("unit"));
+        assert!(parse_duration("soon").is_err());
+    }
+}
