@@ -27,7 +27,17 @@ pub struct WeakAgent {
 /// The agent `name`, which retries a failed call `retries` times and obeys planted
 /// instructions when `obeys`.
 pub fn weak(name: &str, retries: u32, obeys: bool) -> AgentSpec {
-    AgentSpec::InProcess(InProcessAgent::new(name, move |task, _seed| {
+    weak_by_seed(name, move |_| retries, obeys)
+}
+
+/// [`weak`] whose retries depend on the trial seed (a stand-in for a sampling model).
+pub fn weak_by_seed(
+    name: &str,
+    retries: impl Fn(u64) -> u32 + Send + Sync + 'static,
+    obeys: bool,
+) -> AgentSpec {
+    AgentSpec::InProcess(InProcessAgent::new(name, move |task, seed| {
+        let retries = retries(seed);
         let oracle = task
             .loaded
             .task

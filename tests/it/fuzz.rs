@@ -10,7 +10,7 @@ use clawrun::fuzz::{Confirm, FailureKind, FuzzOptions, FuzzResult, SearchConfig,
 use clawrun::run::agent_spec::RecordedRun;
 use clawrun::run::{AgentSpec, RunOptions};
 
-use crate::fuzz_agents::weak;
+use crate::fuzz_agents::{weak, weak_by_seed};
 
 const TASK: &str = "T002_email_triage";
 
@@ -176,10 +176,22 @@ fn an_agent_that_obeys_tool_output_is_found_and_shrunk_to_one_injected_record() 
 }
 
 #[test]
-fn a_robust_oracle_survives_the_budget_and_the_report_says_how_much_was_searched() {
-    let (out, result) = fuzz_with(AgentSpec::Oracle, 400);
-    assert_eq!(result.failures(), 0);
-    assert_eq!(result.search_trials(), 400);
+fn a_robust_agent_survives_the_budget_and_the_report_says_how_much_was_searched() {
+    // It retries every failed call until it succeeds and ignores what tool output says. (The
+    // bundled oracle gives up after 5 attempts at one call: the search finds that too, with
+    // a larger budget — five faults running on the inbox listing.)
+    let (out, result) = fuzz_with(weak("patient", u32::MAX - 1, false), 1_000);
+    assert_eq!(
+        result.failures(),
+        0,
+        "{:?}",
+        result.tasks[0]
+            .reproducers
+            .iter()
+            .map(|r| r.finding.minimal.to_string())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(result.search_trials(), 1_000);
     let t = &result.tasks[0];
     assert!(
         t.search.behaviours > 10,
@@ -188,10 +200,10 @@ fn a_robust_oracle_survives_the_budget_and_the_report_says_how_much_was_searched
     );
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.path().join("fuzz.json")).unwrap()).unwrap();
-    assert_eq!(summary["search_trials"], 400);
+    assert_eq!(summary["search_trials"], 1_000);
     assert_eq!(summary["failures"], 0);
     let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
-    assert!(md.contains("400 search trials over 1 task(s)"), "{md}");
+    assert!(md.contains("1000 search trials over 1 task(s)"), "{md}");
     assert!(md.contains("**0 failure(s)**"), "{md}");
     assert!(!out.path().join("failures").exists());
 }
@@ -249,4 +261,184 @@ fn regress_replays_reproducers_against_the_fixed_and_the_unfixed_agent() {
         fixed.iter().all(|r| !r.still_fails()),
         "the oracle retries: fixed"
     );
+}
+
+#[test]
+fn the_bundled_oracle_gives_up_after_five_attempts_and_the_search_finds_it() {
+    let out = tempfile::tempdir().unwrap();
+    let mut o = options(AgentSpec::Oracle, out.path(), 3_000, 2);
+    o.search.seed = 0;
+    o.search.stop_after = Some(1);
+    let result = fuzz(&o).unwrap();
+    let t = &result.tasks[0];
+    assert!(
+        t.search.trials < 3_000,
+        "the search stops at its first failure"
+    );
+    let r = &t.reproducers[0];
+    let ps = r.finding.minimal.perturbations();
+    assert_eq!(ps.len(), 5, "five attempts: {}", r.finding.minimal);
+    assert!(ps.iter().all(|p| p.point == ps[0].point));
+    assert_reproducers(out.path(), &result);
+}
+
+/// `clawrun ARGS` with the repository as the working folder.
+fn clawrun(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(args)
+        .current_dir(repo())
+        .env(
+            "CLAWRUN_CACHE_DIR",
+            std::env::var_os("CLAWRUN_CACHE_DIR").unwrap_or_default(),
+        )
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_command_writes_reproducers_that_clawrun_run_and_regress_play_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("fuzz");
+    let o = clawrun(&[
+        "fuzz",
+        TASK,
+        "--agent",
+        "oracle",
+        "--budget",
+        "3000",
+        "--stop-after",
+        "1",
+        "-j",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "failures found: exit 1\n{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("1 failure(s)"), "{stdout}");
+    let failure = std::fs::read_dir(out.join("failures"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    // The plan file is an ordinary --faults plan: `clawrun run` fails the same way.
+    let again = tmp.path().join("again");
+    let o = clawrun(&[
+        "run",
+        TASK,
+        "--faults",
+        failure.join("repro.yaml").to_str().unwrap(),
+        "--seed",
+        "0",
+        "--trials",
+        "1",
+        "--json",
+        "--report",
+        "none",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        summary["summary"]["overall"]["passed_trials"], 0,
+        "{summary}"
+    );
+    assert_eq!(
+        summary["summary"]["overall"]["mean_score"]["value"].as_f64(),
+        Some(0.66)
+    );
+    // --regress: the oracle still fails (as expected with --expect failing; not with fixed).
+    let regress_out = tmp.path().join("regress");
+    let o = clawrun(&[
+        "fuzz",
+        "--regress",
+        out.join("failures").to_str().unwrap(),
+        "--expect",
+        "failing",
+        "--out",
+        regress_out.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("still fails"), "{text}");
+    let o = clawrun(&[
+        "fuzz",
+        "--regress",
+        out.join("failures").to_str().unwrap(),
+        "--out",
+        tmp.path().join("regress2").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "not fixed: exit 1");
+    // The reproducer's run folder replays byte for byte.
+    let o = clawrun(&["replay", failure.join("run").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn bad_fuzz_flags_say_what_to_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = clawrun(&["fuzz", TASK, "--confirm", "3/2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("1 <= M <= N"));
+    let o = clawrun(&["fuzz", TASK, "--time", "5d"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = clawrun(&[
+        "fuzz",
+        TASK,
+        "--agent",
+        &format!("replay:{}", tmp.path().display()),
+        "--out",
+        tmp.path().join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be fuzzed"));
+    let o = clawrun(&[
+        "fuzz",
+        "--regress",
+        tmp.path().to_str().unwrap(),
+        "--out",
+        tmp.path().join("r").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no reproducer folders"));
+}
+
+#[test]
+fn a_sampling_agent_is_confirmed_m_of_n_times_and_the_report_says_so() {
+    // Trial 1's sample retries patiently; trials 0 and 2 give up at the first failure.
+    let patient = clawrun::faults::trial_seed(7, TASK, 1);
+    let agent = weak_by_seed(
+        "sampling",
+        move |seed| if seed == patient { 9 } else { 0 },
+        false,
+    );
+    let out = tempfile::tempdir().unwrap();
+    let mut o = options(agent, out.path(), 200, 2);
+    o.search.confirm = Confirm { needed: 2, of: 3 };
+    o.search.stop_after = Some(1);
+    let result = fuzz(&o).unwrap();
+    let r = &result.tasks[0].reproducers[0];
+    assert_eq!(
+        (r.finding.confirmed_before, r.finding.confirmed_after),
+        (2, 2)
+    );
+    assert_eq!(r.finding.minimal.len(), 1);
+    assert_eq!(
+        r.reproduction.failing, 2,
+        "clawrun run --trials 3: two of three fail"
+    );
+    assert_eq!(r.reproduction.trials.len(), 3);
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("confirmed 2/3 before and 2/3 after shrinking"),
+        "{md}"
+    );
+    assert!(md.contains("reproduced it 2/3"), "{md}");
 }

@@ -58,6 +58,8 @@ struct TaskSummary<'a> {
     failing_trials: u64,
     unshrunk: usize,
     unconfirmed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
     search_secs: f64,
     failures: Vec<FailureSummary<'a>>,
 }
@@ -128,6 +130,7 @@ fn summary<'a>(result: &'a FuzzResult, options: &FuzzOptions) -> Summary<'a> {
                 failing_trials: t.search.failing_trials,
                 unshrunk: t.search.unshrunk,
                 unconfirmed: t.search.unconfirmed,
+                note: t.search.note.as_deref(),
                 search_secs: t.search.search_secs,
                 failures: t
                     .reproducers
@@ -168,7 +171,7 @@ fn rate(n: u64, secs: f64) -> f64 {
 pub fn task_line(search: &TaskSearch) -> String {
     let kinds = by_kind(&search.findings);
     format!(
-        "{}: {} trials in {:.2} s ({:.0}/s), {} behaviours, {} failure(s){}",
+        "{}: {} trials in {:.2} s ({:.0}/s), {} behaviours, {} failure(s){}{}",
         search.task_id,
         search.trials,
         search.search_secs,
@@ -186,7 +189,12 @@ pub fn task_line(search: &TaskSearch) -> String {
                     .collect::<Vec<_>>()
                     .join(", ")
             )
-        }
+        },
+        search
+            .note
+            .as_deref()
+            .map(|n| format!("; {n}"))
+            .unwrap_or_default()
     )
 }
 
@@ -247,6 +255,17 @@ pub fn markdown(result: &FuzzResult, options: &FuzzOptions) -> String {
                 kinds
             }
         );
+    }
+    for t in &result.tasks {
+        let s = &t.search;
+        if s.unshrunk > 0 || s.unconfirmed > 0 {
+            let _ = writeln!(
+                md,
+                "\n{}: {} more failure(s) found but not shrunk (--max-failures), {} not confirmed \
+                 when played again (--confirm).",
+                s.task_id, s.unshrunk, s.unconfirmed
+            );
+        }
     }
     for t in &result.tasks {
         for r in &t.reproducers {

@@ -123,6 +123,8 @@ pub struct TaskSearch {
     /// Failures found whose schedule did not fail again when confirmed (non-deterministic
     /// agents).
     pub unconfirmed: usize,
+    /// Why the search ended before its budget, when nothing was left to try.
+    pub note: Option<String>,
 }
 
 /// A schedule kept for mutation, with the points its trial called.
@@ -160,6 +162,7 @@ pub fn search_task(
     let budget = config.budget.unwrap_or(u64::MAX);
     let deadline = config.time.map(|t| started + t);
     let key = task_key(config.seed, task.id());
+    let mut note = None;
     for generation in 0u64.. {
         if trials >= budget
             || deadline.is_some_and(|d| Instant::now() >= d)
@@ -177,6 +180,14 @@ pub fn search_task(
             }
         }
         if schedules.is_empty() {
+            note = Some(format!(
+                "nothing to perturb: the unperturbed trial made no tool, service or web call{}",
+                if config.fs {
+                    " and no filesystem call"
+                } else {
+                    " (--fs also perturbs filesystem calls)"
+                }
+            ));
             break;
         }
         let played = probe.play_all(&schedules, 0, false)?;
@@ -229,6 +240,7 @@ pub fn search_task(
         findings,
         unshrunk,
         unconfirmed,
+        note,
     })
 }
 
