@@ -1,5 +1,5 @@
 //! The fuzzer's workers: `-j` threads, each with its own async runtime, model clients and
-//! scratch folder, playing trials under given plans and judging them. The search hands them
+//! scratch folder, playing trials under given plans and judging them (nothing is recorded). The search hands them
 //! batches and reads the results in batch order, so a search's course does not depend on
 //! which worker finished first.
 
@@ -14,7 +14,7 @@ use crate::faults::FaultPlan;
 use crate::run::runner::worker_runtime;
 use crate::run::trace_pack::{TraceLayout, TraceWriter};
 use crate::run::trial_record::{Judgement, TrialContext, Worker, judge, play};
-use crate::trial::{TaskEnv, TrialOutput};
+use crate::trial::TaskEnv;
 
 /// One trial to play: which task, under which plan, as which trial number.
 #[derive(Clone, Debug)]
@@ -25,20 +25,10 @@ pub struct Job {
     pub plan: Arc<FaultPlan>,
     /// The trial number (its seeds derive from it).
     pub trial: u32,
-    /// Whether to keep the trial's output (its trace), not only the observation.
-    pub keep: bool,
-}
-
-/// A played job: the observation, and the output when asked for.
-pub struct Played {
-    /// What the fuzzer looks at.
-    pub observation: Observation,
-    /// The trial's output, when the job asked to keep it.
-    pub output: Option<TrialOutput>,
 }
 
 type Work = (usize, Job);
-type Done = (usize, Result<Played>);
+type Done = (usize, Result<Observation>);
 
 /// Workers waiting for jobs.
 pub struct Pool {
@@ -94,7 +84,7 @@ impl Pool {
     }
 
     /// Plays `jobs` on the workers; the results in the jobs' order.
-    pub fn map(&self, jobs: Vec<Job>) -> Result<Vec<Played>> {
+    pub fn map(&self, jobs: Vec<Job>) -> Result<Vec<Observation>> {
         let n = jobs.len();
         let sender = self.jobs.as_ref().expect("the pool is open");
         for (i, job) in jobs.into_iter().enumerate() {
@@ -102,7 +92,7 @@ impl Pool {
                 .send((i, job))
                 .map_err(|_| anyhow!("the fuzz workers stopped"))?;
         }
-        let mut results: Vec<Option<Played>> = (0..n).map(|_| None).collect();
+        let mut results: Vec<Option<Observation>> = (0..n).map(|_| None).collect();
         for _ in 0..n {
             let (i, played) = self
                 .done
@@ -133,26 +123,23 @@ fn play_job(
     tasks: &[TaskEnv],
     job: &Job,
     scratch: &std::path::Path,
-) -> Result<Played> {
+) -> Result<Observation> {
     let task = &tasks[job.task];
-    let output = play(rt, cx, worker, task, job.trial, Some(&job.plan))?;
+    let mut output = play(rt, cx, worker, task, job.trial, Some(&job.plan))?;
     let Judgement {
         status,
         error,
         verdict,
         ..
     } = judge(rt, cx, worker, task, job.trial, &output, scratch)?;
-    let observation = Observation::new(
+    let census = std::mem::take(&mut output.census);
+    Ok(Observation::new(
         output.outcome,
         status,
         verdict,
         error,
         &output.evidence,
         &output.root_hash,
-        output.census.clone(),
-    );
-    Ok(Played {
-        observation,
-        output: job.keep.then_some(output),
-    })
+        census,
+    ))
 }

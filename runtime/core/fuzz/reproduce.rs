@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use clawrun_report::{Status, TrialRecord};
+use clawrun_report::TrialRecord;
 use serde::{Deserialize, Serialize};
 
 use super::observe::{FailureKind, Observation};
@@ -220,9 +220,4 @@ impl Observation {
             census: Vec::new().into(),
         }
     }
-}
-
-/// Whether `record` was scored (not a task or infrastructure error).
-pub fn scored(record: &TrialRecord) -> bool {
-    record.status == Status::Scored
 }

@@ -12,7 +12,7 @@ use clawrun_report::stats::bootstrap::SplitMix64;
 
 use super::mutate::{Census, mutate};
 use super::observe::{FailureKind, Observation};
-use super::pool::{Job, Played, Pool};
+use super::pool::{Job, Pool};
 use super::schedule::Schedule;
 use crate::trial::TaskEnv;
 
@@ -173,7 +173,9 @@ pub fn search_task(
         let room = usize::try_from(budget - trials).unwrap_or(usize::MAX);
         let mut schedules = Vec::with_capacity(GENERATION.min(room));
         for slot in 0..GENERATION.min(room) as u64 {
-            let mut rng = SplitMix64::new(key ^ generation.wrapping_mul(0x9e37_79b9) ^ slot << 48);
+            // One stream per (generation, slot): GENERATION < 256.
+            let stream = (generation << 8 | slot).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let mut rng = SplitMix64::new(key.wrapping_add(stream));
             let parent = &corpus[rng.below(corpus.len())];
             if let Some(child) = mutate(&parent.schedule, &parent.census, &mut rng) {
                 schedules.push(child);
@@ -190,8 +192,8 @@ pub fn search_task(
             ));
             break;
         }
-        let played = probe.play_all(&schedules, 0, false)?;
-        for (schedule, Played { observation, .. }) in schedules.into_iter().zip(played) {
+        let played = probe.play_all(&schedules, 0)?;
+        for (schedule, observation) in schedules.into_iter().zip(played) {
             trials += 1;
             if let Some(kind) = observation.failure_against(&twin) {
                 failing_trials += 1;
@@ -269,10 +271,9 @@ impl Probe<'_> {
     /// The unperturbed twin (trial 0); an error if the model behind the agent failed.
     pub fn twin(&self) -> Result<Observation> {
         let twin = self
-            .play_all(&[Schedule::default()], 0, false)?
+            .play_all(&[Schedule::default()], 0)?
             .pop()
-            .expect("one trial")
-            .observation;
+            .expect("one trial");
         if twin.is_infra() {
             bail!(
                 "{}: the unperturbed trial ended on an infrastructure error ({}); fix the model \
@@ -285,14 +286,13 @@ impl Probe<'_> {
     }
 
     /// Plays each of `schedules` as trial `trial`, in order.
-    pub fn play_all(&self, schedules: &[Schedule], trial: u32, keep: bool) -> Result<Vec<Played>> {
+    pub fn play_all(&self, schedules: &[Schedule], trial: u32) -> Result<Vec<Observation>> {
         let mut jobs = Vec::with_capacity(schedules.len());
         for s in schedules {
             jobs.push(Job {
                 task: self.index,
                 plan: Arc::new(s.plan(&self.task().plan)?),
                 trial,
-                keep,
             });
         }
         self.pool.map(jobs)
@@ -315,7 +315,6 @@ impl Probe<'_> {
                     task: self.index,
                     plan: Arc::clone(&plan),
                     trial,
-                    keep: false,
                 });
             }
         }
@@ -325,7 +324,7 @@ impl Probe<'_> {
             .map(|trials| {
                 trials
                     .iter()
-                    .filter(|p| p.observation.failure_against(twin) == Some(kind))
+                    .filter(|o| o.failure_against(twin) == Some(kind))
                     .count() as u32
             })
             .collect())

@@ -48,10 +48,9 @@ pub(crate) fn shrink(
         (found.clone(), confirmed_before)
     };
     let observation = probe
-        .play_all(std::slice::from_ref(&minimal), 0, false)?
+        .play_all(std::slice::from_ref(&minimal), 0)?
         .pop()
-        .expect("one trial")
-        .observation;
+        .expect("one trial");
     shrinker.trials += 1;
     Ok(Some(Finding {
         kind,
