@@ -163,14 +163,14 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
         Confirm::ONCE
     });
     let prefix = if args.regress.is_some() {
-        "regress"
+        "regress-"
     } else {
-        "fuzz"
+        "fuzz-"
     };
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| default_out(prefix, &models.agent, args.seed));
+        .unwrap_or_else(|| super::run::fresh_out(prefix, &models.agent, args.seed, false));
     let mut run = RunOptions::new(&args.suite, models.agent, out.clone());
     run.tasks = args.tasks.clone();
     run.filter = args.filter.clone();
@@ -231,6 +231,10 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
         result.search_trials(),
         out.join(crate::fuzz::report::INDEX_FILE).display()
     )?;
+    if result.interrupted {
+        outln!("(interrupted: the search stopped early)")?;
+        return Ok(130);
+    }
     Ok(if result.failures() > 0 { 1 } else { 0 })
 }
 
@@ -281,19 +285,6 @@ fn regress_command(
         out.display()
     )?;
     Ok(if unexpected > 0 { 1 } else { 0 })
-}
-
-/// A fresh output folder under `runs/` named after `prefix`, the agent and the seed.
-fn default_out(prefix: &str, agent: &AgentSpec, seed: u64) -> PathBuf {
-    let agent = agent.describe().replace(['/', ':', '\\'], "_");
-    let base = format!("{prefix}-{agent}-seed{seed}");
-    let mut out = PathBuf::from("runs").join(&base);
-    let mut i = 2;
-    while out.exists() {
-        out = PathBuf::from("runs").join(format!("{base}-{i}"));
-        i += 1;
-    }
-    out
 }
 
 #[cfg(test)]

@@ -259,11 +259,16 @@ fn positive(text: &str) -> Result<usize, String> {
 
 /// A fresh run folder under `runs/` named after the agent and seed.
 fn default_out(agent: &AgentSpec, seed: u64, resume: bool) -> PathBuf {
+    fresh_out("", agent, seed, resume)
+}
+
+/// `runs/<prefix><agent>-seed<N>`, or (unless `reuse`) the next free `...-<i>` when it exists.
+pub(super) fn fresh_out(prefix: &str, agent: &AgentSpec, seed: u64, reuse: bool) -> PathBuf {
     let agent = agent.describe().replace(['/', ':', '\\'], "_");
-    let base = format!("{agent}-seed{seed}");
+    let base = format!("{prefix}{agent}-seed{seed}");
     let mut out = PathBuf::from("runs").join(&base);
     let mut i = 2;
-    while out.exists() && !resume {
+    while out.exists() && !reuse {
         out = PathBuf::from("runs").join(format!("{base}-{i}"));
         i += 1;
     }

@@ -86,6 +86,8 @@ pub struct FuzzResult {
     pub secs: f64,
     /// The output folder.
     pub out: PathBuf,
+    /// Whether Ctrl-C ended the search early (what was found is still written).
+    pub interrupted: bool,
 }
 
 impl FuzzResult {
@@ -164,6 +166,9 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
         let pool = Pool::start(scope, run.jobs, &cx, tasks, scratch.clone())?;
         let mut searches = Vec::with_capacity(tasks.len());
         for index in 0..tasks.len() {
+            if crate::run::runner::interrupted() {
+                break;
+            }
             let search = search::search_task(&pool, tasks, index, &options.search)?;
             if run.progress {
                 eprintln!("{}", report::task_line(&search));
@@ -173,6 +178,10 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
         Ok(searches)
     })?;
     let _ = std::fs::remove_dir_all(&scratch);
+    let interrupted = crate::run::runner::interrupted();
+    // What was found is shrunk (as far as it got) and still written and played: each
+    // reproducer is a short run.
+    crate::run::runner::clear_interrupted();
 
     let mut results = Vec::with_capacity(searches.len());
     for search in searches {
@@ -188,6 +197,7 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
         tasks: results,
         secs: started.elapsed().as_secs_f64(),
         out: out.clone(),
+        interrupted,
     };
     report::write(&result, options)?;
     Ok(result)

@@ -2,6 +2,8 @@
 //! called ([`Census`]): add a perturbation, extend one to the point's next call (the retry),
 //! drop one, change one's kind, move one to a neighbouring call.
 
+use std::sync::Arc;
+
 use clawrun_report::stats::bootstrap::SplitMix64;
 
 use super::schedule::{Perturbation, Schedule};
@@ -11,24 +13,25 @@ use crate::faults::{Category, FaultKind};
 /// The points a trial called, by category, each with its call count.
 #[derive(Clone, Debug, Default)]
 pub struct Census {
-    by_category: Vec<(Category, Vec<(String, u64)>)>,
+    by_category: Vec<(Category, Vec<(Arc<str>, u64)>)>,
 }
 
 impl Census {
     /// The census of `points` (as a trial's injector counted them), keeping only the
     /// categories the fuzzer perturbs (`fs:` only when `fs` is set).
-    pub fn new<'a>(points: impl IntoIterator<Item = (&'a str, u64)>, fs: bool) -> Self {
-        let mut by_category: Vec<(Category, Vec<(String, u64)>)> = Vec::new();
+    pub fn new<'a>(points: impl IntoIterator<Item = &'a (Arc<str>, u64)>, fs: bool) -> Self {
+        let mut by_category: Vec<(Category, Vec<(Arc<str>, u64)>)> = Vec::new();
         for (point, calls) in points {
-            let Some(category) = Category::of(point) else {
+            let (point, calls) = (Arc::clone(point), *calls);
+            let Some(category) = Category::of(&point) else {
                 continue;
             };
             if category == Category::Fs && !fs {
                 continue;
             }
             match by_category.iter_mut().find(|(c, _)| *c == category) {
-                Some((_, list)) => list.push((point.to_string(), calls)),
-                None => by_category.push((category, vec![(point.to_string(), calls)])),
+                Some((_, list)) => list.push((point, calls)),
+                None => by_category.push((category, vec![(point, calls)])),
             }
         }
         by_category.sort_by_key(|(c, _)| c.index());
@@ -180,14 +183,18 @@ fn mutate_once(child: &mut Vec<Perturbation>, census: &Census, rng: &mut SplitMi
 mod tests {
     use super::*;
 
+    fn points(list: &[(&str, u64)]) -> Vec<(Arc<str>, u64)> {
+        list.iter().map(|(p, n)| (Arc::from(*p), *n)).collect()
+    }
+
     #[test]
     fn children_differ_from_their_parent_and_stay_on_called_points() {
         let census = Census::new(
-            [
+            &points(&[
                 ("service:gmail/messages", 1),
                 ("service:gmail/messages/msg_001", 2),
                 ("fs:open:/workspace/a", 3),
-            ],
+            ]),
             false,
         );
         let mut rng = SplitMix64::new(1);
@@ -206,7 +213,10 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_children() {
-        let census = Census::new([("tool:Bash", 4), ("fs:write:/workspace/x", 2)], true);
+        let census = Census::new(
+            &points(&[("tool:Bash", 4), ("fs:write:/workspace/x", 2)]),
+            true,
+        );
         let run = |seed| {
             let mut rng = SplitMix64::new(seed);
             let mut s = Schedule::default();

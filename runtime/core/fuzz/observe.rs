@@ -69,11 +69,12 @@ pub struct Observation {
     pub error: Option<String>,
     /// Faults injected.
     pub faults: u32,
-    /// The shape of the tool-call sequence: each call's tool, whether it failed, whether a
-    /// fault was injected into it (blake3).
+    /// The shape of the tool-call sequence: each call's tool and whether it failed, and the
+    /// outcome (blake3).
     pub shape: [u8; 32],
-    /// The state the trial left for the judge: workspace root hash, audit logs, final answer
-    /// (blake3).
+    /// The state the trial left for the judge: the workspace root hash, the size of each
+    /// service's audit log (what was recorded, not when: latency moves audit timestamps) and
+    /// the final answer (blake3).
     pub state: [u8; 32],
     /// Every point called and how many times.
     pub census: Arc<[(Arc<str>, u64)]>,
@@ -94,7 +95,7 @@ impl Observation {
         let mut shape = blake3::Hasher::new();
         for call in &evidence.calls {
             shape.update(call.name.as_bytes());
-            shape.update(&[0, u8::from(call.is_error), u8::from(call.faulted)]);
+            shape.update(&[0, u8::from(call.is_error)]);
         }
         shape.update(format!("{outcome:?}").as_bytes());
         let mut state = blake3::Hasher::new();
@@ -102,8 +103,7 @@ impl Observation {
         for (service, text) in evidence.audits.texts() {
             state.update(service.as_bytes());
             state.update(&[0]);
-            state.update(text.as_bytes());
-            state.update(&[0]);
+            state.update(&(text.len() as u64).to_le_bytes());
         }
         state.update(evidence.final_text.as_bytes());
         Observation {
@@ -118,12 +118,13 @@ impl Observation {
         }
     }
 
-    /// The behaviour's coverage key: a new key is a new behaviour.
-    pub fn coverage_key(&self) -> [u8; 32] {
+    /// The behaviour's coverage key (64 bits of the shape's and state's hash): a new key is
+    /// a new behaviour.
+    pub fn coverage_key(&self) -> u64 {
         let mut key = blake3::Hasher::new();
         key.update(&self.shape);
         key.update(&self.state);
-        *key.finalize().as_bytes()
+        u64::from_le_bytes(key.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
     }
 
     /// Whether the model behind the agent failed (not the agent's doing: never a finding).

@@ -20,6 +20,9 @@ use crate::trial::TaskEnv;
 /// course whatever the number of workers.
 pub const GENERATION: usize = 32;
 
+/// Schedules kept for mutation, at most (about 1 KB each).
+pub const MAX_CORPUS: usize = 8_192;
+
 /// How many trials of a schedule must fail for it to count as failing: `needed` of `of`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Confirm {
@@ -112,13 +115,13 @@ pub struct TaskSearch {
     pub search_secs: f64,
     /// Distinct behaviours seen (coverage keys).
     pub behaviours: usize,
-    /// Schedules kept for mutation.
+    /// Schedules kept for mutation (at most [`MAX_CORPUS`]).
     pub corpus: usize,
     /// Failing search trials, all kinds.
     pub failing_trials: u64,
     /// Failures shrunk (distinct minimal schedules), in the order found.
     pub findings: Vec<Finding>,
-    /// Failures found but not shrunk (past `max_failures`).
+    /// Failures found but not shrunk (past `max_failures`, or after Ctrl-C).
     pub unshrunk: usize,
     /// Failures found whose schedule did not fail again when confirmed (non-deterministic
     /// agents).
@@ -151,9 +154,9 @@ pub fn search_task(
     let twin = probe.twin()?;
     let mut corpus = vec![Entry {
         schedule: Schedule::default(),
-        census: Census::new(twin.census.iter().map(|(p, n)| (&**p, *n)), config.fs),
+        census: Census::new(twin.census.iter(), config.fs),
     }];
-    let mut seen: BTreeSet<[u8; 32]> = BTreeSet::from([twin.coverage_key()]);
+    let mut seen: BTreeSet<u64> = BTreeSet::from([twin.coverage_key()]);
     // The first failing schedule of each (kind, call shape), in the order found.
     let mut failures: Vec<(FailureKind, Schedule, u64, f64)> = Vec::new();
     let mut failure_keys: BTreeSet<(FailureKind, [u8; 32])> = BTreeSet::new();
@@ -168,6 +171,10 @@ pub fn search_task(
             || deadline.is_some_and(|d| Instant::now() >= d)
             || config.stop_after.is_some_and(|n| failures.len() >= n)
         {
+            break;
+        }
+        if crate::run::runner::interrupted() {
+            note = Some("interrupted by Ctrl-C".to_string());
             break;
         }
         let room = usize::try_from(budget - trials).unwrap_or(usize::MAX);
@@ -202,11 +209,18 @@ pub fn search_task(
                     failures.push((kind, schedule, trials, secs));
                 }
             } else if !observation.is_infra() && seen.insert(observation.coverage_key()) {
-                let census = Census::new(
-                    observation.census.iter().map(|(p, n)| (&**p, *n)),
-                    config.fs,
-                );
-                corpus.push(Entry { schedule, census });
+                let entry = Entry {
+                    census: Census::new(observation.census.iter(), config.fs),
+                    schedule,
+                };
+                if corpus.len() < MAX_CORPUS {
+                    corpus.push(entry);
+                } else {
+                    // Full: a new behaviour replaces an entry drawn from the seeded stream
+                    // (never the twin), so memory stays bounded on long searches.
+                    let mut rng = SplitMix64::new(key ^ trials);
+                    corpus[1 + rng.below(MAX_CORPUS - 1)] = entry;
+                }
             }
         }
     }
@@ -214,9 +228,15 @@ pub fn search_task(
 
     let mut findings: Vec<Finding> = Vec::new();
     let mut unconfirmed = 0;
-    let unshrunk = failures.len().saturating_sub(config.max_failures);
-    for (kind, found, found_at_trial, found_secs) in failures.into_iter().take(config.max_failures)
+    let mut unshrunk = failures.len().saturating_sub(config.max_failures);
+    let to_shrink = failures.len().min(config.max_failures);
+    for (i, (kind, found, found_at_trial, found_secs)) in
+        failures.into_iter().take(config.max_failures).enumerate()
     {
+        if crate::run::runner::interrupted() {
+            unshrunk += to_shrink - i;
+            break;
+        }
         let Some(finding) =
             super::shrink::shrink(&probe, &twin, kind, found, found_at_trial, found_secs)?
         else {

@@ -648,6 +648,12 @@ pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// Forgets a Ctrl-C already handled (`clawrun fuzz` stops its search on one, then still
+/// plays its reproducers, each a short run; a second Ctrl-C still exits at once).
+pub(crate) fn clear_interrupted() {
+    INTERRUPTED.store(false, Ordering::SeqCst);
+}
+
 /// Sends model retry notices above the progress bar (and into its message) while a run lasts;
 /// back to plain stderr when dropped.
 pub(crate) struct RetryReporter;
