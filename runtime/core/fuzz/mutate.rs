@@ -13,14 +13,17 @@ use crate::faults::{Category, FaultKind};
 /// The points a trial called, by category, each with its call count.
 #[derive(Clone, Debug, Default)]
 pub struct Census {
-    by_category: Vec<(Category, Vec<(Arc<str>, u64)>)>,
+    by_category: Vec<(Category, Vec<PointCalls>)>,
 }
+
+/// A point and how many times it was called.
+pub type PointCalls = (Arc<str>, u64);
 
 impl Census {
     /// The census of `points` (as a trial's injector counted them), keeping only the
     /// categories the fuzzer perturbs (`fs:` only when `fs` is set).
-    pub fn new<'a>(points: impl IntoIterator<Item = &'a (Arc<str>, u64)>, fs: bool) -> Self {
-        let mut by_category: Vec<(Category, Vec<(Arc<str>, u64)>)> = Vec::new();
+    pub fn new<'a>(points: impl IntoIterator<Item = &'a PointCalls>, fs: bool) -> Self {
+        let mut by_category: Vec<(Category, Vec<PointCalls>)> = Vec::new();
         for (point, calls) in points {
             let (point, calls) = (Arc::clone(point), *calls);
             let Some(category) = Category::of(&point) else {
