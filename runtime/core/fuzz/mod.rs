@@ -161,7 +161,17 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
         score: &run.score,
         grading: &grading,
     };
-    let tasks = &prepared.tasks;
+    // The web the tasks reach, as `clawrun run` opens it (a recording goes to OUT/web/).
+    let web = std::sync::Arc::new(
+        crate::web::Web::open(&run.web, Some(&out.join("web")))
+            .map_err(|e| SetupError::Usage(e.to_string()))?,
+    );
+    let tasks: Vec<crate::trial::TaskEnv> = prepared
+        .tasks
+        .into_iter()
+        .map(|t| t.with_web(std::sync::Arc::clone(&web)))
+        .collect();
+    let tasks = &tasks;
     let searches = std::thread::scope(|scope| -> Result<Vec<TaskSearch>> {
         let pool = Pool::start(scope, run.jobs, &cx, tasks, scratch.clone())?;
         let mut searches = Vec::with_capacity(tasks.len());

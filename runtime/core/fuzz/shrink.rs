@@ -1,6 +1,7 @@
 //! Shrinking a failure: confirm it, then delta debugging (Zeller's ddmin) over its
 //! perturbations, then each remaining perturbation moved to the earliest call of its point
-//! that still fails; confirmed again at the end. Each step's candidates are played as one
+//! that still fails, then its kind made the plainest that still fails (a 500, EIO); confirmed
+//! again at the end. Each step's candidates are played as one
 //! batch and the first that fails (in a fixed order) is taken, so shrinking is deterministic.
 
 use std::time::Instant;
@@ -10,6 +11,7 @@ use anyhow::Result;
 use super::observe::{FailureKind, Observation};
 use super::schedule::{Perturbation, Schedule};
 use super::search::{Finding, Probe};
+use crate::faults::{Category, FaultKind};
 
 /// Tries per perturbation when moving it to an earlier call.
 const EARLIER_CALLS: u64 = 16;
@@ -40,6 +42,7 @@ pub(crate) fn shrink(
     }
     let mut minimal = shrinker.ddmin(found.clone())?;
     minimal = shrinker.earlier_calls(minimal)?;
+    minimal = shrinker.plain_kinds(minimal)?;
     let confirmed_after = shrinker.counts(std::slice::from_ref(&minimal))?[0];
     let (minimal, confirmed_after) = if confirmed_after >= confirm.needed {
         (minimal, confirmed_after)
@@ -147,6 +150,48 @@ impl Shrinker<'_> {
             }
         }
         Ok(current)
+    }
+
+    /// The kinds made plain ([`plain_kind`]) where the schedule still fails with them: all at
+    /// once if it does, else one perturbation at a time. Failures that differ only in the
+    /// error each call met then shrink to the same schedule.
+    fn plain_kinds(&mut self, schedule: Schedule) -> Result<Schedule> {
+        let plain = |s: &Schedule, only: Option<usize>| {
+            let mut ps = s.perturbations().to_vec();
+            for (i, p) in ps.iter_mut().enumerate() {
+                if only.is_none_or(|j| j == i) {
+                    p.kind = plain_kind(&p.point);
+                }
+            }
+            Schedule::new(ps)
+        };
+        let all = plain(&schedule, None);
+        if all == schedule {
+            return Ok(schedule);
+        }
+        if self.first_failing(std::slice::from_ref(&all))?.is_some() {
+            return Ok(all);
+        }
+        let mut current = schedule;
+        for i in 0..current.len() {
+            let candidate = plain(&current, Some(i));
+            if candidate != current
+                && self
+                    .first_failing(std::slice::from_ref(&candidate))?
+                    .is_some()
+            {
+                current = candidate;
+            }
+        }
+        Ok(current)
+    }
+}
+
+/// The plainest kind at `point`: a 500 for calls, EIO for the filesystem.
+fn plain_kind(point: &str) -> FaultKind {
+    match Category::of(point) {
+        Some(Category::Fs) => FaultKind::Eio,
+        _ => FaultKind::Status500,
     }
 }
 
