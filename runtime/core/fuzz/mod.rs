@@ -179,11 +179,15 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
             if crate::run::runner::interrupted() {
                 break;
             }
-            let search = search::search_task(&pool, tasks, index, &options.search)?;
             if run.progress {
-                eprintln!("{}", report::task_line(&search));
+                eprintln!(
+                    "clawrun: fuzzing {} ({}/{})",
+                    tasks[index].id(),
+                    index + 1,
+                    tasks.len()
+                );
             }
-            searches.push(search);
+            searches.push(search::search_task(&pool, tasks, index, &options.search)?);
         }
         Ok(searches)
     })?;
