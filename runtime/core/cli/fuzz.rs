@@ -5,14 +5,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
-use clawrun_agents::llm::ModelConfig;
-use clawrun_judge::ScoreConfig;
 
 use super::UsageError;
 use super::output::outln;
-use super::web_args::WebArgs;
+use super::trial_args::TrialArgs;
 use crate::fuzz::{Confirm, FuzzOptions, SearchConfig, fuzz, regress};
-use crate::run::grading::GraderChoice;
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
 use crate::run::{AgentSpec, RunOptions};
@@ -78,33 +75,8 @@ pub struct FuzzArgs {
     /// reproducer must still fail, e.g. to check the reproducers themselves).
     #[arg(long, value_enum, default_value_t = Expect::Fixed, requires = "regress")]
     expect: Expect,
-    /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are unjudged).
-    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
-    judge: Option<ModelConfig>,
-    /// The model playing simulated users from their persona (default: the tasks' scripts).
-    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
-    user_model: Option<ModelConfig>,
-    /// Token limit per trial.
-    #[arg(long, value_name = "N")]
-    max_tokens: Option<u64>,
-    /// Serve model responses from the on-disk response cache when present (keyed by the
-    /// request and the trial seed).
-    #[arg(long)]
-    cache: bool,
-    /// Skip the probe request sent to each model endpoint first.
-    #[arg(long)]
-    no_probe: bool,
-    /// The pass threshold.
-    #[arg(long, default_value_t = 0.75)]
-    pass_threshold: f64,
-    /// Which grader scores the trials (as `clawrun run --grader`).
-    #[arg(long, value_enum, default_value_t = GraderChoice::Auto)]
-    grader: GraderChoice,
-    /// A Claw-Eval checkout whose graders are used (as `clawrun run --claw-eval`).
-    #[arg(long, value_name = "DIR")]
-    claw_eval: Option<PathBuf>,
     #[command(flatten)]
-    web: WebArgs,
+    trial: TrialArgs,
 }
 
 /// `--expect`: what a regression run demands of each reproducer.
@@ -140,17 +112,11 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 
 /// Runs `clawrun fuzz`.
 pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
-    if !(0.0..=1.0).contains(&args.pass_threshold) {
-        return Err(UsageError(format!(
-            "--pass-threshold {}: must be between 0 and 1",
-            args.pass_threshold
-        ))
-        .into());
-    }
+    args.trial.check()?;
     let models = model_settings::resolve(
         args.agent.clone(),
-        args.judge.clone(),
-        args.user_model.clone(),
+        args.trial.judge.clone(),
+        args.trial.user_model.clone(),
         &args.model_flags,
     )?;
     let jobs = args.jobs.map_or_else(
@@ -178,17 +144,8 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
     run.jobs = jobs;
     run.judge = models.judge;
     run.user_model = models.user_model;
-    run.max_tokens = args.max_tokens;
-    run.cache = args.cache;
-    run.score = ScoreConfig {
-        pass_threshold: args.pass_threshold,
-        ..ScoreConfig::default()
-    };
     run.progress = !quiet;
-    run.probe = !args.no_probe;
-    run.grader = args.grader;
-    run.claw_eval = args.claw_eval.clone();
-    run.web = args.web.options();
+    args.trial.apply(&mut run);
 
     if let Some(dir) = &args.regress {
         return regress_command(&run, dir, &out, args.expect);

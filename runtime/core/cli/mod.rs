@@ -19,6 +19,7 @@ mod setup;
 mod size;
 mod tool;
 mod trace;
+mod trial_args;
 mod validate;
 mod web_args;
 mod write_back;

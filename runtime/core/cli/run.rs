@@ -3,14 +3,11 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clawrun_agents::llm::ModelConfig;
-use clawrun_judge::ScoreConfig;
 
 use super::UsageError;
 use super::output::outln;
 use super::report::{ReportFormats, write_reports};
-use super::web_args::WebArgs;
-use crate::run::grading::GraderChoice;
+use super::trial_args::TrialArgs;
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
 use crate::run::trace_pack::TraceLayout;
@@ -66,26 +63,6 @@ pub struct RunArgs {
     /// user model, model temperature or base URL, --max-tokens, --cache or score setting.
     #[arg(long, requires = "resume")]
     force: bool,
-    /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are reported unjudged).
-    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
-    judge: Option<ModelConfig>,
-    /// The model playing the simulated users of multi-turn tasks from their persona (default:
-    /// the tasks' `user_agent.script`, offline).
-    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
-    user_model: Option<ModelConfig>,
-    /// Token limit per trial.
-    #[arg(long, value_name = "N")]
-    max_tokens: Option<u64>,
-    /// Serve model responses (agent, judge, user model) from the on-disk response cache when
-    /// present and cache new ones. Entries are keyed by the request and the trial seed, so
-    /// each trial stays its own sample; a rerun with the same --seed is served from the cache.
-    /// Off by default: every request reaches the model.
-    #[arg(long)]
-    cache: bool,
-    /// Skip the probe request (`GET /models`) sent to each model endpoint before the run folder
-    /// is made (for servers without one that also reject unknown paths, or offline mocks).
-    #[arg(long)]
-    no_probe: bool,
     /// Bytes a trial's agent may add to its filesystem (e.g. 512MiB, 2GiB; default: the task's
     /// `limits.disk_mib`, else 256MiB); past it, writes fail with ENOSPC.
     #[arg(long, value_name = "SIZE", value_parser = super::size::parse_size)]
@@ -94,9 +71,6 @@ pub struct RunArgs {
     /// `limits.inodes`, else 50000); past it, creation fails (EDQUOT).
     #[arg(long, value_name = "N")]
     inode_quota: Option<u64>,
-    /// The pass threshold.
-    #[arg(long, default_value_t = 0.75)]
-    pass_threshold: f64,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -108,23 +82,13 @@ pub struct RunArgs {
     /// or `none`. The summary is printed either way; `clawrun report` writes any later.
     #[arg(long, value_enum, default_value_t = ReportFiles::Html)]
     report: ReportFiles,
-    /// Which grader scores the trials: `auto` (a task's Claw-Eval `grader.py` when the run has a
-    /// checkout with one, else clawrun's rubric), `claw-eval`, `clawrun`, or `both` (Claw-Eval's
-    /// scores, clawrun's verdict kept beside them and compared in the report).
-    #[arg(long, value_enum, default_value_t = GraderChoice::Auto)]
-    grader: GraderChoice,
-    /// A Claw-Eval checkout (src/claw_eval/, tasks/<ID>/grader.py) whose graders are used
-    /// (default: the suite, when it is one; for --grader claw-eval|both also the suite's
-    /// third_party/claw-eval).
-    #[arg(long, value_name = "DIR")]
-    claw_eval: Option<PathBuf>,
     /// How traces are written: `pack` (each worker's trials' traces appended to
     /// traces/W.jsonl; the journal record names the file and the bytes) or `files` (one
     /// TASK/N/trace.jsonl per trial; slower on disk). `clawrun trace RUN TASK/N` prints one.
     #[arg(long, value_enum, default_value_t = TraceLayout::Pack)]
     traces: TraceLayout,
     #[command(flatten)]
-    web: WebArgs,
+    trial: TrialArgs,
 }
 
 /// `--report`: which report files a run writes.
@@ -144,13 +108,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         Some(s) => Some(s),
         None => Shard::from_env(args.shards).map_err(|e| UsageError(e.to_string()))?,
     };
-    if !(0.0..=1.0).contains(&args.pass_threshold) {
-        return Err(UsageError(format!(
-            "--pass-threshold {}: must be between 0 and 1",
-            args.pass_threshold
-        ))
-        .into());
-    }
+    args.trial.check()?;
     if args.html.is_some() && args.report != ReportFiles::Html {
         return Err(UsageError(
             "--html FILE writes the HTML report, which --report md|none leaves out: drop one of them"
@@ -163,45 +121,32 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
     });
     let models = model_settings::resolve(
         args.agent.clone(),
-        args.judge.clone(),
-        args.user_model.clone(),
+        args.trial.judge.clone(),
+        args.trial.user_model.clone(),
         &args.model_flags,
     )?;
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| default_out(&models.agent, args.seed, args.resume));
-    let options = RunOptions {
-        suite: args.suite.clone(),
-        tasks: args.tasks.clone(),
-        filter: args.filter.clone(),
-        agent: models.agent,
-        trials: args.trials,
-        faults: Some(args.faults.clone()),
-        seed: args.seed,
-        out: out.clone(),
-        jobs,
-        shard,
-        resume: args.resume,
-        force: args.force,
-        judge: models.judge,
-        user_model: models.user_model,
-        max_tokens: args.max_tokens,
-        cache: args.cache,
-        disk_quota: args.disk_quota,
-        inode_quota: args.inode_quota,
-        score: ScoreConfig {
-            pass_threshold: args.pass_threshold,
-            ..ScoreConfig::default()
-        },
-        infra_retries: 2,
-        progress: !args.json && !quiet,
-        probe: !args.no_probe,
-        grader: args.grader,
-        claw_eval: args.claw_eval.clone(),
-        web: args.web.options(),
-        traces: args.traces,
-    };
+    let mut options = RunOptions::new(&args.suite, models.agent, out.clone());
+    options.tasks = args.tasks.clone();
+    options.filter = args.filter.clone();
+    options.trials = args.trials;
+    options.faults = Some(args.faults.clone());
+    options.seed = args.seed;
+    options.jobs = jobs;
+    options.shard = shard;
+    options.resume = args.resume;
+    options.force = args.force;
+    options.judge = models.judge;
+    options.user_model = models.user_model;
+    options.disk_quota = args.disk_quota;
+    options.inode_quota = args.inode_quota;
+    options.infra_retries = 2;
+    options.progress = !args.json && !quiet;
+    options.traces = args.traces;
+    args.trial.apply(&mut options);
     let result = run(&options)?;
     let html = args.html.clone().unwrap_or_else(|| out.join("report.html"));
     let formats = ReportFormats {
