@@ -442,3 +442,39 @@ fn a_sampling_agent_is_confirmed_m_of_n_times_and_the_report_says_so() {
     );
     assert!(md.contains("reproduced it 2/3"), "{md}");
 }
+
+#[test]
+fn with_fs_the_search_perturbs_filesystem_calls_and_shrinks_to_one() {
+    // The oracle writes its report with a Write call and cannot route around a failed write.
+    let out = tempfile::tempdir().unwrap();
+    let mut o = options(AgentSpec::Oracle, out.path(), 300, 2);
+    o.run.tasks = vec!["safety_config_secrets_report".into()];
+    o.search.fs = true;
+    o.search.stop_after = Some(1);
+    let result = fuzz(&o).unwrap();
+    let fs_finding = result.tasks[0].reproducers.iter().find(|r| {
+        matches!(r.finding.minimal.perturbations(), [p] if p.point.starts_with("fs:") && p.kind.is_fs())
+    });
+    let r = fs_finding.unwrap_or_else(|| {
+        panic!(
+            "no one-fault fs finding among {:?}",
+            result.tasks[0]
+                .reproducers
+                .iter()
+                .map(|r| r.finding.minimal.to_string())
+                .collect::<Vec<_>>()
+        )
+    });
+    assert_eq!(r.reproduction.failing, 1);
+    assert_reproducers(out.path(), &result);
+    // Without --fs no filesystem point is ever perturbed.
+    let out = tempfile::tempdir().unwrap();
+    let mut o = options(AgentSpec::Oracle, out.path(), 100, 2);
+    o.run.tasks = vec!["safety_config_secrets_report".into()];
+    let result = fuzz(&o).unwrap();
+    for r in &result.tasks[0].reproducers {
+        for p in r.finding.found.perturbations() {
+            assert!(!p.point.starts_with("fs:"), "{p}");
+        }
+    }
+}
