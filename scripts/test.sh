@@ -12,6 +12,9 @@ cargo run --locked --quiet -- setup python
 # (tests/it/claw_eval_graders.rs, tests/it/claw_eval_grading_cli.rs), pinned, in target/pyref.
 CLAWRUN_PYREF="$(scripts/pyref.sh)"
 export CLAWRUN_PYREF
+# The third-party clients of the external-agent tests (the MCP Python SDK, an agent CLI),
+# pinned, in target/agent-clients.
+scripts/agent-clients.sh
 # The crates below the sandbox stay free of wasmtime (ARCHITECTURE.md §1).
 scripts/check-layering.sh
 cargo test --workspace --locked

@@ -15,6 +15,7 @@ pub use clawrun_web as web;
 
 pub mod claw_eval;
 pub mod cli;
+pub mod external;
 pub mod fuzz;
 pub mod python;
 pub mod run;

@@ -5,6 +5,8 @@
 mod browser;
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../external/mod.rs"]
+mod external;
 #[path = "../fs_support/mod.rs"]
 mod fs_support;
 #[path = "../fuzz_agents/mod.rs"]
@@ -35,6 +37,7 @@ mod fuzz;
 mod golden;
 mod guest_http;
 mod limits;
+mod mcp;
 mod mock_llm_cli;
 mod model_eval;
 mod python;

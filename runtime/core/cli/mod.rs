@@ -9,6 +9,7 @@ mod fuzz;
 mod judge;
 mod list;
 mod logging;
+mod mcp;
 mod mock_llm;
 mod replay;
 pub mod report;
@@ -59,6 +60,9 @@ enum Command {
     /// Search for the perturbations (faults, injected content) that break an agent; shrink
     /// each failure to a minimal reproducer (`--regress DIR` plays reproducers again).
     Fuzz(Box<fuzz::FuzzArgs>),
+    /// Serve one trial of a task to an MCP client (stdio or streamable HTTP): its tools and
+    /// `finish`; judged when the client finishes or closes the session.
+    Mcp(Box<mcp::McpArgs>),
     /// Summarise run folders (shards merged): table, JSON, Markdown, HTML.
     Report(report::ReportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
@@ -107,6 +111,7 @@ pub fn main() -> i32 {
         Command::Services(args) => services::run(args),
         Command::Run(args) => run::run_command(*args, quiet),
         Command::Fuzz(args) => fuzz::fuzz_command(*args, quiet),
+        Command::Mcp(args) => mcp::mcp_command(*args),
         Command::Report(args) => report::report_command(args),
         Command::Replay(args) => replay::replay_command(args),
         Command::Trace(args) => trace::trace_command(args),

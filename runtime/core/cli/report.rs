@@ -343,6 +343,21 @@ pub(super) fn views(
 /// are written before stdout, so a reader of stdout that stops early loses none of them. Two
 /// or more arms give a comparison.
 pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Result<()> {
+    write_reports_printing(runs, formats, k, true)
+}
+
+/// [`write_reports`] without the summary on stdout (whose stdout is an MCP session's).
+pub fn write_report_files(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Result<()> {
+    write_reports_printing(runs, formats, k, false)
+}
+
+/// Writes the reports, and prints the summary when `print`.
+fn write_reports_printing(
+    runs: &[PathBuf],
+    formats: &ReportFormats,
+    k: u32,
+    print: bool,
+) -> Result<()> {
     let prices = prices(formats)?;
     let arms = arms_of(runs)?;
     if arms.len() > 1 {
@@ -381,6 +396,9 @@ pub fn write_reports(runs: &[PathBuf], formats: &ReportFormats, k: u32) -> Resul
     }
     if let Some(html) = &formats.html {
         super::report_html::write_html(html, &summary, runs, &inputs.timings)?;
+    }
+    if !print {
+        return Ok(());
     }
     if formats.json {
         super::output::write_with(|out| clawrun_report::write_json(&summary, out))?;

@@ -35,6 +35,8 @@ pub enum AgentSpec {
     /// An agent written in Rust by the program embedding clawrun (tests, benchmarks), built
     /// for each trial by its factory.
     InProcess(InProcessAgent),
+    /// An MCP client driving the trial's tools (`clawrun mcp`), over stdio or HTTP.
+    Mcp(crate::external::McpTransport),
 }
 
 /// Builds one trial's agent from the task and the trial seed.
@@ -110,6 +112,7 @@ impl AgentSpec {
             AgentSpec::Inline(name, _) => name.clone(),
             AgentSpec::Careless => "careless".into(),
             AgentSpec::InProcess(agent) => agent.name.clone(),
+            AgentSpec::Mcp(_) => "mcp".into(),
         }
     }
 
@@ -197,6 +200,7 @@ impl AgentSpec {
                 Box::new(ReplayAgent::new(run.dir().display().to_string(), events))
             }
             AgentSpec::InProcess(agent) => (agent.make)(task, seed)?,
+            AgentSpec::Mcp(transport) => crate::external::mcp_agent(task, transport)?,
             AgentSpec::Model(config) => Box::new(LlmAgent::from_client(match client {
                 Some(client) => client.for_sample(seed),
                 None => LlmClient::new(config.clone())

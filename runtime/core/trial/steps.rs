@@ -268,6 +268,7 @@ impl<'a> Execution<'a> {
         self.error = Some(error);
         match e {
             AgentError::Infra(_) => Outcome::InfraError,
+            AgentError::TimedOut(_) => Outcome::Timeout,
             _ => Outcome::AgentError,
         }
     }

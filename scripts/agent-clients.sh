@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The third-party clients the external-agent tests drive clawrun with (tests/it/mcp.rs,
+# tests/it/agent_cmd.rs), pinned, in the target folder (re-running is a no-op):
+# - the official MCP Python SDK in a virtual environment at target/agent-clients/py;
+# - the Codex CLI from npm at target/agent-clients/node (needs node and npm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
+root="$target/agent-clients"
+mkdir -p "$root"
+
+venv="$root/py"
+want="mcp==2.3.0"
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.clawrun-pins" 2>/dev/null)" != "$want" ]; then
+  python3 -m venv "$venv" >&2
+  "$venv/bin/pip" install --quiet --disable-pip-version-check $want >&2
+  echo "$want" > "$venv/.clawrun-pins"
+fi
