@@ -1,10 +1,12 @@
-//! A scripted mock LLM server speaking OpenAI Chat Completions and Anthropic Messages
-//! (`clawrun mock-llm`; the script format is in `runtime/agents/MOCK_LLM.md`). Matching is
+//! A scripted mock LLM server speaking OpenAI Chat Completions, OpenAI Responses and Anthropic
+//! Messages, plain or streamed (`clawrun mock-llm`; the script format is in `runtime/agents/MOCK_LLM.md`). Matching is
 //! stateless on request content (so one script serves many concurrent conversations),
 //! except for rules limited by `times`.
 
+mod responses;
 mod script;
 mod server;
+mod stream;
 mod wire;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -12,7 +14,8 @@ use std::path::Path;
 
 pub use self::script::{Match, MockReply, MockToolCall, ProtocolName, Rule, Script, ScriptError};
 pub use self::server::{MockLlm, RecordedRequest, serve_mock_llm};
-pub use self::wire::RequestView;
+pub use self::stream::sse;
+pub use self::wire::{RequestView, Wire, resolve_tool};
 
 /// Why `clawrun mock-llm` stopped.
 #[derive(Debug, thiserror::Error)]

@@ -19,7 +19,7 @@ use tokio::sync::Notify;
 use tokio::task::{JoinHandle, JoinSet};
 
 use super::script::Script;
-use super::wire::{RequestView, error_body, success_body};
+use super::wire::{RequestView, Wire, error_body, success_body};
 use crate::llm::Provider;
 
 /// One request the mock received.
@@ -271,11 +271,8 @@ async fn handle(
         Err(_) => Bytes::new(),
     };
     let (_guard, seq) = InFlight::enter(&state);
-    let protocol = match path.as_str() {
-        "/v1/chat/completions" | "/chat/completions" => Some(Provider::OpenAi),
-        "/v1/messages" => Some(Provider::Anthropic),
-        _ => None,
-    };
+    let wire = Wire::of_path(&path);
+    let protocol = wire.map(Wire::provider);
     let mut record = RecordedRequest {
         path: path.clone(),
         protocol,
@@ -285,11 +282,11 @@ async fn handle(
         rule: None,
         status: 0,
     };
-    let Some(protocol) = protocol else {
+    let (Some(protocol), Some(wire)) = (protocol, wire) else {
         record.status = 404;
         state.record(record);
         let message = format!(
-            "mock-llm: no route {path} (use /v1/chat/completions, /chat/completions or /v1/messages)"
+            "mock-llm: no route {path} (use /v1/chat/completions, /chat/completions, /v1/responses or /v1/messages)"
         );
         return Ok(json_response(
             StatusCode::NOT_FOUND,
@@ -317,7 +314,8 @@ async fn handle(
             ));
         }
     };
-    let view = RequestView::of(protocol, &body);
+    let view = RequestView::of_wire(wire, &body);
+    let stream = body.get("stream").and_then(Value::as_bool) == Some(true);
     let chosen = state.choose(protocol, &view);
     record.body = body;
     record.turn = view.turn;
@@ -363,9 +361,17 @@ async fn handle(
                 reply.retry_after,
             )
         }
+        None if stream => {
+            let events = super::stream::sse(wire, &success_body(wire, &view, reply, bytes.len()));
+            Response::builder()
+                .status(StatusCode::OK)
+                .header(CONTENT_TYPE, "text/event-stream")
+                .body(Full::new(Bytes::from(events)))
+                .expect("a valid response")
+        }
         None => json_response(
             StatusCode::OK,
-            &success_body(protocol, &view, reply, bytes.len()),
+            &success_body(wire, &view, reply, bytes.len()),
             None,
         ),
     };

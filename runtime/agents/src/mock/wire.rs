@@ -21,9 +21,65 @@ pub struct RequestView {
     pub all: String,
     /// The names of the tools on offer.
     pub tools: Vec<String>,
+    /// Functions offered inside a Responses `namespace` tool: (function, namespace).
+    pub namespaces: Vec<(String, String)>,
+}
+
+/// The wire protocol of a request: its route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// OpenAI Chat Completions (`/v1/chat/completions`).
+    Chat,
+    /// OpenAI Responses (`/v1/responses`).
+    Responses,
+    /// Anthropic Messages (`/v1/messages`).
+    Messages,
+}
+
+impl Wire {
+    /// The wire of a request path, if it is one of the three.
+    pub fn of_path(path: &str) -> Option<Wire> {
+        match path {
+            "/v1/chat/completions" | "/chat/completions" => Some(Wire::Chat),
+            "/v1/responses" | "/responses" => Some(Wire::Responses),
+            "/v1/messages" => Some(Wire::Messages),
+            _ => None,
+        }
+    }
+
+    /// The provider whose error shapes and script `protocol` it has.
+    pub fn provider(self) -> Provider {
+        match self {
+            Wire::Chat | Wire::Responses => Provider::OpenAi,
+            Wire::Messages => Provider::Anthropic,
+        }
+    }
+}
+
+/// The name to send for a scripted call to `name`: the offered tool of that name, else an
+/// offered tool that ends in `__name` (agent CLIs offer MCP tools as `mcp__SERVER__name`),
+/// else `name` itself. One script thus drives any agent program over clawrun's MCP tools.
+pub fn resolve_tool(name: &str, view: &RequestView) -> String {
+    if view.tools.iter().any(|t| t == name) {
+        return name.to_string();
+    }
+    let suffix = format!("__{name}");
+    view.tools
+        .iter()
+        .find(|t| t.ends_with(&suffix))
+        .cloned()
+        .unwrap_or_else(|| name.to_string())
 }
 
 impl RequestView {
+    /// Reads a request body arriving over `wire`.
+    pub fn of_wire(wire: Wire, body: &Value) -> RequestView {
+        match wire {
+            Wire::Responses => super::responses::view(body),
+            _ => RequestView::of(wire.provider(), body),
+        }
+    }
+
     /// Reads a request body in `protocol`.
     pub fn of(protocol: Provider, body: &Value) -> RequestView {
         let mut view = RequestView {
@@ -99,14 +155,14 @@ fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
 
 /// The text in a content value: a string, or the text of its parts/blocks (tool results'
 /// content included), newline-joined.
-fn text_of(content: &Value) -> String {
+pub(super) fn text_of(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(parts) => {
             let texts: Vec<String> = parts
                 .iter()
                 .filter_map(|p| match str_at(p, "type") {
-                    "text" => Some(str_at(p, "text").to_string()),
+                    "text" | "input_text" | "output_text" => Some(str_at(p, "text").to_string()),
                     "tool_result" => Some(text_of(p.get("content").unwrap_or(&Value::Null))),
                     _ => None,
                 })
@@ -199,18 +255,32 @@ fn anthropic_usage(usage: &Usage) -> Value {
     out
 }
 
-/// A success body for `reply` in `protocol`.
+/// A success body for `reply` over `wire`.
 pub fn success_body(
-    protocol: Provider,
+    wire: Wire,
     view: &RequestView,
     reply: &MockReply,
     request_bytes: usize,
 ) -> Value {
-    let calls = calls(reply, view.turn);
+    let mut calls = calls(reply, view.turn);
+    for c in &mut calls {
+        c.name = resolve_tool(&c.name, view);
+    }
     let usage = usage(reply, request_bytes, &calls);
     let text = reply.text.clone().unwrap_or_default();
-    match protocol {
-        Provider::OpenAi => {
+    match wire {
+        Wire::Responses => {
+            let calls: Vec<(String, String, String)> = calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{i}", view.turn));
+                    (id, c.name.clone(), c.text.clone())
+                })
+                .collect();
+            super::responses::body(view, &text, &calls, &super::responses::usage(&usage))
+        }
+        Wire::Chat => {
             let mut message = json!({
                 "role": "assistant",
                 "content": if text.is_empty() { Value::Null } else { json!(text) },
@@ -242,7 +312,7 @@ pub fn success_body(
                 "usage": openai_usage(&usage),
             })
         }
-        Provider::Anthropic => {
+        Wire::Messages => {
             let mut content = Vec::new();
             if !text.is_empty() {
                 content.push(json!({"type": "text", "text": text}));
