@@ -52,6 +52,12 @@ pub trait Agent: Send {
 
     /// The next assistant message for `conversation`.
     async fn step(&mut self, conversation: &Conversation) -> Result<Reply, AgentError>;
+
+    /// Trace events the agent's own side produced since the last step (an agent program's
+    /// model calls through clawrun's proxy), recorded before the step's message.
+    fn take_events(&mut self) -> Vec<crate::trace::EventKind> {
+        Vec::new()
+    }
 }
 
 /// A model that completes a conversation with text (the LLM judge and the LLM-played user

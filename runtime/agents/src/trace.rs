@@ -165,6 +165,25 @@ pub enum EventKind {
         /// The arguments.
         input: Value,
     },
+    /// An agent program called its model through clawrun's model proxy (`--agent cmd:`): what
+    /// was answered, verbatim, so that a replay serves the same answer.
+    ModelCall {
+        /// The call's number in the trial, from 1.
+        n: u32,
+        /// The wire: `chat`, `responses` or `messages`.
+        wire: String,
+        /// The HTTP status answered.
+        status: u16,
+        /// The fault injected into this call (`http_429`, `truncated_body`, ...); absent when
+        /// none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fault: Option<String>,
+        /// The answer's content type.
+        content_type: String,
+        /// The answer's body as sent (JSON, or the server-sent events of a stream); empty when
+        /// the connection was reset.
+        body: String,
+    },
     /// A fault was injected while serving a call.
     Fault {
         /// Where (`service:gmail/gmail/send`, `tool:Bash`, `fs:write:/workspace/x`).

@@ -64,7 +64,7 @@ pub fn export(task: &LoadedTask, trial: u32, events: &[Event], evidence: &Eviden
         if !matches!(
             e.kind,
             EventKind::ToolCall { .. } | EventKind::ToolResult { .. }
-        ) && !matches!(e.kind, EventKind::Fault { .. })
+        ) && !matches!(e.kind, EventKind::Fault { .. } | EventKind::ModelCall { .. })
         {
             out.flush_results(&mut pending, &mut pending_images, pending_at);
         }
@@ -192,7 +192,7 @@ pub fn export(task: &LoadedTask, trial: u32, events: &[Event], evidence: &Eviden
                     "user_agent_rounds": evidence.user_rounds,
                 }),
             ),
-            EventKind::Fault { .. } | EventKind::Snapshot { .. } => {}
+            EventKind::Fault { .. } | EventKind::Snapshot { .. } | EventKind::ModelCall { .. } => {}
         }
     }
     out.flush_results(&mut pending, &mut pending_images, end_at);

@@ -517,6 +517,22 @@ fn event_html(h: &mut String, event: &Event, announced: &[&str]) {
                 call_html(h, name, input);
             }
         }
+        EventKind::ModelCall {
+            n,
+            wire,
+            status,
+            fault,
+            ..
+        } => {
+            let fault = fault
+                .as_ref()
+                .map_or(String::new(), |f| format!(" (fault <code>{}</code>)", esc(f)));
+            let _ = write!(
+                h,
+                "<div class=\"ev meta\">model call {n} over <code>{}</code>: HTTP {status}{fault}</div>",
+                esc(wire)
+            );
+        }
         EventKind::Fault {
             point,
             rule,

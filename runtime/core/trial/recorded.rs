@@ -57,6 +57,7 @@ pub fn evidence_from_trace(events: &[Event], prompt: &str) -> Result<Evidence, S
                 faults = 0;
             }
             EventKind::Fault { .. } => faults += 1,
+            EventKind::ModelCall { .. } => {}
             EventKind::ToolResult {
                 id,
                 name,

@@ -126,7 +126,13 @@ impl<'a> Execution<'a> {
 
     /// The agent's turn: its message recorded and appended; the tool calls it asks for.
     pub fn agent_turn(&mut self, agent: &mut dyn Agent) -> ControlFlow<Outcome, Vec<ToolUse>> {
-        let reply = match self.rt.block_on(agent.step(&self.conv)) {
+        let stepped = self.rt.block_on(agent.step(&self.conv));
+        // An agent program's model calls (and the faults injected into them) come first.
+        for event in agent.take_events() {
+            self.rec.push(&self.env, event);
+        }
+        self.faults_seen += self.rec.drain_faults(&self.env);
+        let reply = match stepped {
             Ok(r) => r,
             Err(e) => return ControlFlow::Break(self.model_failed(e.to_string(), &e)),
         };

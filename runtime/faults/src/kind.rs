@@ -158,13 +158,23 @@ impl FaultKind {
         )
     }
 
+    /// Whether the kind edits the records of a response (injected content, duplicates,
+    /// reordering) rather than failing or delaying the call.
+    pub fn is_content(&self) -> bool {
+        matches!(
+            self,
+            FaultKind::Inject { .. } | FaultKind::DuplicateRecord { .. } | FaultKind::ReorderRecords
+        )
+    }
+
     /// Whether the kind can be injected at points of `category` (latency anywhere, filesystem
-    /// kinds only at `fs:` points, the others — statuses, failures, body and content kinds —
-    /// everywhere else).
+    /// kinds only at `fs:` points, content kinds at service, http and tool points, the others
+    /// — statuses, failures, body kinds — everywhere but `fs:`).
     pub fn applies_to(&self, category: Category) -> bool {
         match self {
             FaultKind::Latency { .. } => true,
             k if k.is_fs() => category == Category::Fs,
+            k if k.is_content() => !matches!(category, Category::Fs | Category::Model),
             _ => category != Category::Fs,
         }
     }

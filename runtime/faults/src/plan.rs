@@ -36,7 +36,7 @@ pub struct FaultPlan {
     /// Rule index of each glob in `globs`.
     glob_rule: Vec<usize>,
     key: DecisionKey,
-    covers: [bool; 4],
+    covers: [bool; Category::ALL.len()],
 }
 
 impl FaultPlan {
@@ -45,7 +45,7 @@ impl FaultPlan {
         let mut compiled = Vec::with_capacity(rules.len());
         let mut builder = GlobSetBuilder::new();
         let mut glob_rule = Vec::new();
-        let mut covers = [false; 4];
+        let mut covers = [false; Category::ALL.len()];
         for (index, rule) in rules.iter().enumerate() {
             let (c, globs) = CompiledRule::new(index, rule)?;
             for (cover, rule_covers) in covers.iter_mut().zip(c.categories) {

@@ -27,15 +27,19 @@ pub enum Category {
     Tool,
     /// A filesystem host call (`fs:`).
     Fs,
+    /// A request of an agent program to its model through clawrun's model proxy (`model:`,
+    /// e.g. `model:responses`).
+    Model,
 }
 
 impl Category {
     /// Every category, in prefix order.
-    pub const ALL: [Category; 4] = [
+    pub const ALL: [Category; 5] = [
         Category::Service,
         Category::Http,
         Category::Tool,
         Category::Fs,
+        Category::Model,
     ];
 
     /// The point prefix, colon included (e.g. `service:`).
@@ -45,6 +49,7 @@ impl Category {
             Category::Http => "http:",
             Category::Tool => "tool:",
             Category::Fs => "fs:",
+            Category::Model => "model:",
         }
     }
 
@@ -61,7 +66,7 @@ impl Category {
             .find(|c| point.starts_with(c.prefix()))
     }
 
-    /// A small dense index (0..4), for per-category tables.
+    /// A small dense index (0..5), for per-category tables.
     pub fn index(self) -> usize {
         self as usize
     }
@@ -181,7 +186,7 @@ pub fn default_path(point: &str) -> &str {
             let rest = &point["fs:".len()..];
             rest.find(':').map_or("", |i| &rest[i + 1..])
         }
-        Some(Category::Tool) | None => "",
+        Some(Category::Tool | Category::Model) | None => "",
     }
 }
 

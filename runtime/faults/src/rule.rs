@@ -169,7 +169,7 @@ pub(crate) fn build_glob(glob: &str) -> Result<Glob, globset::Error> {
 #[derive(Clone, Debug)]
 pub(crate) struct CompiledRule {
     /// Categories the rule's globs can match.
-    pub categories: [bool; 4],
+    pub categories: [bool; Category::ALL.len()],
     /// Firing threshold for probability rules.
     pub threshold: Option<u64>,
     /// Sorted, deduplicated call numbers for call rules.
@@ -208,7 +208,7 @@ impl CompiledRule {
                 Some(POINT_HINT),
             ));
         }
-        let mut categories = [false; 4];
+        let mut categories = [false; Category::ALL.len()];
         let mut globs = Vec::with_capacity(rule.points.len());
         for (i, text) in rule.points.iter().enumerate() {
             let Some(category) = Category::of(text) else {
