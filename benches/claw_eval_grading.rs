@@ -26,6 +26,7 @@ fn trial(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, n: u32
         user: None,
         limits: &Limits::of(task),
         plan: None,
+        share_faults: None,
     }
     .run()
     .unwrap()

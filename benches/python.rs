@@ -123,6 +123,7 @@ fn main() {
                 user: None,
                 limits: &Limits::of(&task),
                 plan: None,
+                share_faults: None,
             }
             .run()
             .unwrap();

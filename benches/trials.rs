@@ -50,6 +50,7 @@ fn one_trial(rt: &tokio::runtime::Runtime, harness: &Harness, task: &TaskEnv, tr
         user,
         limits: &Limits::of(task),
         plan: None,
+        share_faults: None,
     }
     .run()
     .unwrap();
@@ -214,6 +215,7 @@ fn t002_breakdown(c: &mut Criterion, rt: &tokio::runtime::Runtime, harness: &Har
         max_tokens: None,
         score: &score,
         grading: &grading,
+        recorded: None,
     };
     let pack = TracePack::open(out.path(), "0", 0).unwrap();
     let mut worker = Worker::new(&cx, TraceWriter::Pack(pack)).unwrap();

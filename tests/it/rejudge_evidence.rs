@@ -123,6 +123,7 @@ fn a_trace_gives_back_every_bundled_task_s_evidence_and_judge_prompts() {
             user,
             limits: &Limits::of(task),
             plan: None,
+            share_faults: None,
         }
         .run()
         .unwrap();

@@ -97,6 +97,7 @@ fn mail_through(provider: Provider) {
             EventKind::Message { .. } => "message",
             EventKind::ToolCall { .. } => "tool_call",
             EventKind::Fault { .. } => "fault",
+            EventKind::ModelCall { .. } => "model_call",
             EventKind::ToolResult { .. } => "tool_result",
             EventKind::UserTurn { .. } => "user_turn",
             EventKind::Snapshot { .. } => "snapshot",

@@ -64,8 +64,10 @@ pub fn export(task: &LoadedTask, trial: u32, events: &[Event], evidence: &Eviden
         if !matches!(
             e.kind,
             EventKind::ToolCall { .. } | EventKind::ToolResult { .. }
-        ) && !matches!(e.kind, EventKind::Fault { .. } | EventKind::ModelCall { .. })
-        {
+        ) && !matches!(
+            e.kind,
+            EventKind::Fault { .. } | EventKind::ModelCall { .. }
+        ) {
             out.flush_results(&mut pending, &mut pending_images, pending_at);
         }
         match &e.kind {

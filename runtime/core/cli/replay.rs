@@ -11,6 +11,7 @@ use clawrun_report::Status;
 use super::UsageError;
 use super::output::outln;
 use super::report::load_runs;
+use crate::external::command::ProxyModel;
 use crate::run::agent_spec::RecordedRun;
 use crate::run::grading::{GraderChoice, Grading};
 use crate::run::manifest::{RunMeta, sibling_manifests};
@@ -132,7 +133,17 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     task_ids.dedup();
     // Re-run trials go to a scratch folder, never into the recorded run.
     let scratch = std::env::temp_dir().join(format!("clawrun-replay-{}", std::process::id()));
-    let mut options = RunOptions::new(suite, AgentSpec::Replay(RecordedRun::new(&run)), scratch);
+    let recorded = RecordedRun::new(&run);
+    // An agent program runs again, its model's answers served from the recording; any other
+    // agent is replayed from its recorded turns.
+    let agent = match AgentSpec::parse(&meta.agent) {
+        Ok(AgentSpec::Command(mut command)) => {
+            command.model = ProxyModel::Recorded;
+            AgentSpec::Command(command)
+        }
+        _ => AgentSpec::Replay(recorded.clone()),
+    };
+    let mut options = RunOptions::new(suite, agent, scratch);
     options.tasks = task_ids;
     options.faults = meta.faults.clone();
     options.seed = meta.seed;
@@ -167,6 +178,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         max_tokens: None,
         score: &options.score,
         grading: &grading,
+        recorded: Some(&recorded),
     };
     // A replay calls no model: the recording answers.
     let mut worker = Worker::new(

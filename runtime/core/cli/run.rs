@@ -8,6 +8,7 @@ use super::UsageError;
 use super::output::outln;
 use super::report::{ReportFormats, write_reports};
 use super::trial_args::TrialArgs;
+use crate::external::command::ProxyModel;
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
 use crate::run::trace_pack::TraceLayout;
@@ -25,10 +26,17 @@ pub struct RunArgs {
     #[command(flatten)]
     filter: TaskFilter,
     /// oracle | scripted:FILE | replay:RUN_DIR | openai:MODEL | anthropic:MODEL |
-    /// openrouter:MODEL | idle.
-    /// Default: oracle, or the `agent:` model of --model-config.
+    /// openrouter:MODEL | cmd:RECIPE | cmd:'COMMAND LINE' | idle.
+    /// Default: oracle, or the `agent:` model of --model-config. `cmd:` starts an agent
+    /// program per trial (a bundled recipe: codex, claude-code; a recipe file; or a command
+    /// line) with the task's tools over MCP and its model behind clawrun's proxy.
     #[arg(long, value_parser = AgentSpec::parse)]
     agent: Option<AgentSpec>,
+    /// With --agent cmd:...: the model behind the proxy the agent program talks to:
+    /// scripted:FILE (a mock-llm script), openai:MODEL, anthropic:MODEL or openrouter:MODEL.
+    /// Default: none (the program's model requests get HTTP 503).
+    #[arg(long, value_name = "MODEL", value_parser = parse_proxy_model)]
+    model: Option<ProxyModel>,
     #[command(flatten)]
     model_flags: AgentModelFlags,
     /// Trials per task (at least 1).
@@ -125,11 +133,22 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         args.trial.user_model.clone(),
         &args.model_flags,
     )?;
+    let mut agent = models.agent;
+    match (&mut agent, args.model.clone()) {
+        (AgentSpec::Command(command), Some(model)) => command.model = model,
+        (_, Some(_)) => {
+            return Err(UsageError(
+                "--model sets the model behind an agent program's proxy: it needs --agent cmd:... (a model agent is --agent openai:MODEL)".into(),
+            )
+            .into());
+        }
+        _ => {}
+    }
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| default_out(&models.agent, args.seed, args.resume));
-    let mut options = RunOptions::new(&args.suite, models.agent, out.clone());
+        .unwrap_or_else(|| default_out(&agent, args.seed, args.resume));
+    let mut options = RunOptions::new(&args.suite, agent, out.clone());
     options.tasks = args.tasks.clone();
     options.filter = args.filter.clone();
     options.trials = args.trials;
@@ -193,6 +212,11 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
     Ok(0)
 }
 
+/// `--model`.
+fn parse_proxy_model(text: &str) -> Result<ProxyModel, String> {
+    ProxyModel::parse(text).map_err(|e| format!("{e:#}"))
+}
+
 /// A count of at least 1.
 fn positive(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
@@ -209,7 +233,10 @@ fn default_out(agent: &AgentSpec, seed: u64, resume: bool) -> PathBuf {
 
 /// `runs/<prefix><agent>-seed<N>`, or (unless `reuse`) the next free `...-<i>` when it exists.
 pub(super) fn fresh_out(prefix: &str, agent: &AgentSpec, seed: u64, reuse: bool) -> PathBuf {
-    let agent = agent.describe().replace(['/', ':', '\\'], "_");
+    let agent = agent.describe().replace(
+        |c: char| matches!(c, '/' | ':' | '\\') || c.is_whitespace(),
+        "_",
+    );
     let base = format!("{prefix}{agent}-seed{seed}");
     let mut out = PathBuf::from("runs").join(&base);
     let mut i = 2;

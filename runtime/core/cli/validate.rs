@@ -174,6 +174,7 @@ impl Checks<'_> {
             max_tokens: None,
             score: self.score,
             grading: self.grading,
+            recorded: None,
         };
         // One trial at a time: each starts the scratch folder's pack afresh.
         let mut worker = Worker::new(

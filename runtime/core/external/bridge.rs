@@ -122,6 +122,8 @@ pub struct ExternalAgent {
     calls: u64,
     deadline: Option<Instant>,
     ledger: Arc<Mutex<ModelLedger>>,
+    /// Trace events from the agent's side (the model proxy's calls), drained each step.
+    events: Option<Arc<Mutex<Vec<clawrun_agents::trace::EventKind>>>>,
     /// What must live as long as the trial (the server, the program).
     _keep: Vec<Box<dyn Send>>,
 }
@@ -143,10 +145,16 @@ impl ExternalAgent {
                 calls: 0,
                 deadline,
                 ledger,
+                events: None,
                 _keep: Vec::new(),
             },
             BridgeHandle { tx },
         )
+    }
+
+    /// Records the events `events` collects (the model proxy's) into the trace.
+    pub fn set_events(&mut self, events: Arc<Mutex<Vec<clawrun_agents::trace::EventKind>>>) {
+        self.events = Some(events);
     }
 
     /// Keeps `value` alive until the trial's agent is dropped.
@@ -201,6 +209,12 @@ fn answer_of(last: Option<&Message>) -> CallAnswer {
 impl Agent for ExternalAgent {
     fn describe(&self) -> String {
         self.name.clone()
+    }
+
+    fn take_events(&mut self) -> Vec<clawrun_agents::trace::EventKind> {
+        self.events.as_ref().map_or_else(Vec::new, |events| {
+            std::mem::take(&mut *events.lock().unwrap_or_else(|e| e.into_inner()))
+        })
     }
 
     async fn step(&mut self, conversation: &Conversation) -> Result<Reply, AgentError> {

@@ -4,10 +4,20 @@
 //! - [`bridge`]: an outside agent as the trial loop sees it: each tool call that arrives is one
 //!   assistant turn, served by Execution's own steps.
 //! - [`mcp`]: the trial's tools over MCP (stdio or streamable HTTP).
+//! - [`proxy`]: the recording model proxy (OpenAI chat and responses, Anthropic messages):
+//!   forwarded, scripted or replayed answers, model-side faults, each answer in the trace.
+//! - [`command`]: `--agent cmd:`: an agent program per trial, its files, environment, logs,
+//!   time limit and exit.
+//! - [`recipe`]: `agents/*.yaml`, how to start a given agent program.
+//! - [`answer`]: an answer's text and tokens, read back in any wire.
 //! - [`server`]: the loopback HTTP server of an external trial (`/mcp`, `/v1`).
 
+pub mod answer;
 pub mod bridge;
+pub mod command;
 pub mod mcp;
+pub mod proxy;
+pub mod recipe;
 pub mod server;
 
 use std::net::SocketAddr;

@@ -30,10 +30,10 @@ use super::mcp::TrialTools;
 /// A response body.
 pub type Body = BoxBody<Bytes, Infallible>;
 
-/// A route's future.
-pub type Reply = Pin<Box<dyn Future<Output = Response<Body>> + Send>>;
+/// A route's future; an error resets the connection instead of answering.
+pub type Reply = Pin<Box<dyn Future<Output = Result<Response<Body>, std::io::Error>> + Send>>;
 
-/// A handler of requests under a path prefix (the model proxy).
+/// A handler of the requests outside `/mcp` (the model proxy).
 pub trait Route: Send + Sync + 'static {
     /// Answers `req`.
     fn handle(self: Arc<Self>, req: Request<Incoming>) -> Reply;
@@ -154,8 +154,8 @@ async fn serve(
                         // requests that expect an answer are waited for.
                         let guard = (req.method() != Method::GET).then(|| in_flight.enter());
                         async move {
-                            let response = route(req, mcp, proxy, end).await;
-                            Ok::<_, Infallible>(match guard {
+                            let response = route(req, mcp, proxy, end).await?;
+                            Ok::<_, std::io::Error>(match guard {
                                 Some(guard) => response.map(|b| GuardedBody(b, guard).boxed()),
                                 None => response,
                             })
@@ -184,22 +184,22 @@ async fn route(
     mcp: Option<StreamableHttpService<TrialTools, LocalSessionManager>>,
     proxy: Option<Arc<dyn Route>>,
     end: Option<BridgeHandle>,
-) -> Response<Body> {
+) -> Result<Response<Body>, std::io::Error> {
     let path = req.uri().path();
     if path == "/mcp" || path.starts_with("/mcp/") {
         let Some(mcp) = mcp else {
-            return not_found("this server has no MCP endpoint");
+            return Ok(not_found("this server has no MCP endpoint"));
         };
         let delete = req.method() == Method::DELETE;
         let response = mcp.handle(req).await;
         if let (true, Some(end)) = (delete, end) {
             end.end(None).await;
         }
-        return response;
+        return Ok(response);
     }
     match proxy {
         Some(proxy) => proxy.handle(req).await,
-        None => not_found("this server has no model endpoint"),
+        None => Ok(not_found("this server has no model endpoint")),
     }
 }
 

@@ -160,6 +160,7 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
         max_tokens: run.max_tokens,
         score: &run.score,
         grading: &grading,
+        recorded: None,
     };
     // The web the tasks reach, as `clawrun run` opens it (a recording goes to OUT/web/).
     let web = std::sync::Arc::new(

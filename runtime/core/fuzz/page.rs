@@ -524,9 +524,9 @@ fn event_html(h: &mut String, event: &Event, announced: &[&str]) {
             fault,
             ..
         } => {
-            let fault = fault
-                .as_ref()
-                .map_or(String::new(), |f| format!(" (fault <code>{}</code>)", esc(f)));
+            let fault = fault.as_ref().map_or(String::new(), |f| {
+                format!(" (fault <code>{}</code>)", esc(f))
+            });
             let _ = write!(
                 h,
                 "<div class=\"ev meta\">model call {n} over <code>{}</code>: HTTP {status}{fault}</div>",

@@ -12,6 +12,7 @@ use clawrun_report::{TraceSpan, trace_file};
 
 use super::journal::{run_journals, scan_heads};
 
+use crate::external::command::{CommandAgent, ProxyModel, TrialPlace};
 use crate::trial::TaskEnv;
 
 /// The agent of a run.
@@ -37,6 +38,9 @@ pub enum AgentSpec {
     InProcess(InProcessAgent),
     /// An MCP client driving the trial's tools (`clawrun mcp`), over stdio or HTTP.
     Mcp(crate::external::McpTransport),
+    /// An agent program started per trial (`cmd:RECIPE` or `cmd:COMMAND LINE`), its tools over
+    /// MCP and its model behind clawrun's recording proxy.
+    Command(Box<CommandAgent>),
 }
 
 /// Builds one trial's agent from the task and the trial seed.
@@ -78,9 +82,12 @@ pub enum AgentSpecError {
     Model(#[from] clawrun_agents::llm::SpecError),
     /// None of the agent kinds.
     #[error(
-        "--agent {0:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL, idle or careless"
+        "--agent {0:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL, cmd:RECIPE, cmd:'COMMAND LINE', idle or careless"
     )]
     Unknown(String),
+    /// An agent program whose recipe or command line is malformed.
+    #[error("{0:#}")]
+    Command(anyhow::Error),
 }
 
 impl AgentSpec {
@@ -94,6 +101,9 @@ impl AgentSpec {
             ("careless", "") => Ok(AgentSpec::Careless),
             ("scripted", f) if !f.is_empty() => Ok(AgentSpec::Scripted(f.into())),
             ("replay", r) if !r.is_empty() => Ok(AgentSpec::Replay(RecordedRun::new(r))),
+            ("cmd", c) if !c.trim().is_empty() => CommandAgent::parse(c.trim())
+                .map(|c| AgentSpec::Command(Box::new(c)))
+                .map_err(AgentSpecError::Command),
             ("openai" | "anthropic" | "openrouter", m) if !m.is_empty() => {
                 Ok(ModelConfig::from_spec(text).map(AgentSpec::Model)?)
             }
@@ -113,12 +123,21 @@ impl AgentSpec {
             AgentSpec::Careless => "careless".into(),
             AgentSpec::InProcess(agent) => agent.name.clone(),
             AgentSpec::Mcp(_) => "mcp".into(),
+            AgentSpec::Command(c) => format!("cmd:{}", c.text),
         }
     }
 
     /// Whether trials call a remote model (then `-j` may exceed the core count).
     pub fn is_remote(&self) -> bool {
         matches!(self, AgentSpec::Model(_))
+            || matches!(self, AgentSpec::Command(c) if matches!(c.model, ProxyModel::Model(_)))
+    }
+
+    /// Whether a trial is played from its recorded trace (a replay, or an agent program whose
+    /// model answers are replayed).
+    pub fn replays(&self) -> bool {
+        matches!(self, AgentSpec::Replay(_))
+            || matches!(self, AgentSpec::Command(c) if matches!(c.model, ProxyModel::Recorded))
     }
 
     /// The agent for a trial of `task` with trial seed `seed` (a model's cached responses are
@@ -129,17 +148,19 @@ impl AgentSpec {
         recorded: Option<&[Event]>,
         seed: u64,
     ) -> Result<Box<dyn Agent>> {
-        self.build_with(task, recorded, seed, None)
+        self.build_with(task, recorded, seed, None, None)
     }
 
     /// [`AgentSpec::build`], a model agent sampling from `client` (the worker's client of
-    /// this spec's model) instead of a client of its own.
+    /// this spec's model) instead of a client of its own; an agent program runs at `place`
+    /// (required for `cmd:` agents).
     pub fn build_with(
         &self,
         task: &TaskEnv,
         recorded: Option<&[Event]>,
         seed: u64,
         client: Option<&LlmClient>,
+        place: Option<&TrialPlace>,
     ) -> Result<Box<dyn Agent>> {
         Ok(match self {
             AgentSpec::Oracle => {
@@ -201,6 +222,14 @@ impl AgentSpec {
             }
             AgentSpec::InProcess(agent) => (agent.make)(task, seed)?,
             AgentSpec::Mcp(transport) => crate::external::mcp_agent(task, transport)?,
+            AgentSpec::Command(command) => {
+                let place = place.ok_or_else(|| {
+                    anyhow!(
+                        "an agent program needs a trial folder to run in (clawrun run gives one)"
+                    )
+                })?;
+                command.start(task, place, recorded)?
+            }
             AgentSpec::Model(config) => Box::new(LlmAgent::from_client(match client {
                 Some(client) => client.for_sample(seed),
                 None => LlmClient::new(config.clone())

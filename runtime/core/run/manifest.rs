@@ -22,6 +22,8 @@ use crate::trial::TaskEnv;
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct RunMeta {
+    /// The agent, as the run describes it (`oracle`, `cmd:codex`, ...).
+    pub agent: String,
     /// The suite, as the run was given it.
     pub suite: Option<String>,
     /// The run seed.
@@ -104,8 +106,17 @@ pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv
         "models": {
             "agent": describe_settings(match &options.agent {
                 super::AgentSpec::Model(m) => Some(m),
+                super::AgentSpec::Command(c) => match &c.model {
+                    crate::external::command::ProxyModel::Model(m) => Some(m),
+                    _ => None,
+                },
                 _ => None,
             }),
+            // The model behind an agent program's proxy (`--model`).
+            "proxy": match &options.agent {
+                super::AgentSpec::Command(c) => Some(c.model.describe()),
+                _ => None,
+            },
             "judge": describe_settings(options.judge.as_ref()),
             "user_model": describe_settings(options.user_model.as_ref()),
         },

@@ -422,6 +422,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         max_tokens: options.max_tokens,
         score: &score,
         grading: &grading,
+        recorded: None,
     };
     let jobs = options.jobs.max(1).min(pending.len().max(1));
     // One trace pack per worker (unless --traces files), cut back to what the journal names;

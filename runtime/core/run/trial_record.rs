@@ -14,6 +14,7 @@ use clawrun_report::{Status, TrialRecord};
 use super::agent_spec::AgentSpec;
 use super::grading::{Grading, TaskGrading};
 use super::trace_pack::TraceWriter;
+use crate::external::command::TrialPlace;
 use crate::tools::InstallationError;
 use crate::trial::execution::not_started;
 use crate::trial::{
@@ -41,6 +42,8 @@ pub struct TrialContext<'a> {
     pub score: &'a ScoreConfig,
     /// Which grader judges each task.
     pub grading: &'a Grading,
+    /// The recorded run a replay plays (an agent program's model answers come from it).
+    pub recorded: Option<&'a super::agent_spec::RecordedRun>,
 }
 
 /// What one worker keeps across its trials: the model clients (agent, judge, simulated user),
@@ -266,12 +269,27 @@ fn start_and_run(
 ) -> Result<TrialOutput> {
     let recorded: Option<Vec<Event>> = match cx.agent {
         AgentSpec::Replay(run) => Some(run.trace(task.id(), trial)?),
+        AgentSpec::Command(_) if cx.agent.replays() => {
+            let run = cx.recorded.ok_or_else(|| {
+                anyhow!("replaying an agent program's model needs the recorded run")
+            })?;
+            Some(run.trace(task.id(), trial)?)
+        }
         _ => None,
     };
     let seed = crate::faults::trial_seed(cx.seed, task.id(), trial);
-    let mut agent = cx
-        .agent
-        .build_with(task, recorded.as_deref(), seed, worker.agent.as_ref())?;
+    let place = TrialPlace {
+        trial,
+        dir: cx.out.join(task.id()).join(trial.to_string()).join("agent"),
+        faults: Default::default(),
+    };
+    let mut agent = cx.agent.build_with(
+        task,
+        recorded.as_deref(),
+        seed,
+        worker.agent.as_ref(),
+        Some(&place),
+    )?;
     let user = simulated_user(worker, task, recorded.as_deref(), seed)?;
     let mut limits = Limits::of(task);
     limits.max_tokens = cx.max_tokens;
@@ -285,6 +303,7 @@ fn start_and_run(
         user,
         limits: &limits,
         plan,
+        share_faults: Some(place.faults.clone()),
     }
     .run()
 }

@@ -104,6 +104,9 @@ pub struct TrialInputs<'a> {
     /// The trial's fault plan instead of the task's, with a census of the points called
     /// ([`TrialOutput::census`]): the fuzzer's perturbations. `None`: the task's plan.
     pub plan: Option<&'a crate::faults::FaultPlan>,
+    /// Filled with the trial's fault injector once its environment is forked (the model proxy
+    /// of an agent program injects model-side faults through it).
+    pub share_faults: Option<crate::external::proxy::FaultSlot>,
 }
 
 impl TrialInputs<'_> {
@@ -119,8 +122,12 @@ impl TrialInputs<'_> {
             mut user,
             limits,
             plan,
+            share_faults,
         } = self;
         let mut ex = Execution::start(rt, harness, task, (run_seed, trial), plan, agent.describe());
+        if let Some(slot) = share_faults {
+            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(ex.env.faults.clone());
+        }
         let max_rounds = task
             .loaded
             .task

@@ -163,7 +163,9 @@ impl FaultKind {
     pub fn is_content(&self) -> bool {
         matches!(
             self,
-            FaultKind::Inject { .. } | FaultKind::DuplicateRecord { .. } | FaultKind::ReorderRecords
+            FaultKind::Inject { .. }
+                | FaultKind::DuplicateRecord { .. }
+                | FaultKind::ReorderRecords
         )
     }
 

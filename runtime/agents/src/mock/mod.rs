@@ -13,9 +13,9 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
 
 pub use self::script::{Match, MockReply, MockToolCall, ProtocolName, Rule, Script, ScriptError};
-pub use self::server::{MockLlm, RecordedRequest, serve_mock_llm};
+pub use self::server::{MockLlm, RecordedRequest, ScriptedModel, serve_mock_llm};
 pub use self::stream::sse;
-pub use self::wire::{RequestView, Wire, resolve_tool};
+pub use self::wire::{RequestView, Wire, error_body, resolve_tool};
 
 /// Why `clawrun mock-llm` stopped.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,11 @@ use super::wire::{RequestView, resolve_tool, text_of};
 /// Whether an input item is the assistant's (a message it wrote, a call it made, its
 /// reasoning).
 fn assistant_side(item: &Value) -> bool {
-    match item.get("type").and_then(Value::as_str).unwrap_or("message") {
+    match item
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("message")
+    {
         "message" => item.get("role").and_then(Value::as_str) == Some("assistant"),
         "function_call" | "custom_tool_call" | "reasoning" | "local_shell_call" => true,
         _ => false,
@@ -17,7 +21,11 @@ fn assistant_side(item: &Value) -> bool {
 
 /// The text an input item carries (message text, a call's output).
 fn item_text(item: &Value) -> String {
-    match item.get("type").and_then(Value::as_str).unwrap_or("message") {
+    match item
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("message")
+    {
         "function_call_output" | "custom_tool_call_output" => {
             text_of(item.get("output").unwrap_or(&Value::Null))
         }
@@ -72,11 +80,21 @@ pub fn view(body: &Value) -> RequestView {
     all.insert(0, view.system.clone());
     view.all = all.join("\n");
     view.last = last.join("\n");
-    for tool in body.get("tools").and_then(Value::as_array).into_iter().flatten() {
+    for tool in body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
         match tool.get("type").and_then(Value::as_str) {
             Some("namespace") => {
-                for inner in tool.get("tools").and_then(Value::as_array).into_iter().flatten() {
+                for inner in tool
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     if let Some(f) = inner.get("name").and_then(Value::as_str) {
                         view.tools.push(f.to_string());
                         view.namespaces.push((f.to_string(), name.to_string()));
@@ -93,7 +111,12 @@ pub fn view(body: &Value) -> RequestView {
 /// The Responses body of an assistant message: its text (if any) and its calls
 /// (`(call_id, name, argument text)`, each named as offered: a function inside a
 /// `namespace` tool carries the namespace), with `usage`.
-pub fn body(view: &RequestView, text: &str, calls: &[(String, String, String)], usage: &Value) -> Value {
+pub fn body(
+    view: &RequestView,
+    text: &str,
+    calls: &[(String, String, String)],
+    usage: &Value,
+) -> Value {
     let turn = view.turn;
     let mut output = Vec::new();
     if !text.is_empty() {

@@ -88,15 +88,7 @@ pub async fn serve_mock_llm(script: Script, addr: SocketAddr) -> std::io::Result
 pub(crate) async fn serve(script: Script, addr: SocketAddr, log: bool) -> std::io::Result<MockLlm> {
     let listener = TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
-    let state = Arc::new(State {
-        used: script.rules.iter().map(|_| AtomicU32::new(0)).collect(),
-        script,
-        requests: Mutex::default(),
-        in_flight: Mutex::new(0),
-        levels: Mutex::default(),
-        arrived: Notify::new(),
-        log,
-    });
+    let state = Arc::new(State::new(script, log));
     let shared = state.clone();
     let accept = tokio::spawn(async move {
         let mut connections = JoinSet::new();
@@ -197,6 +189,19 @@ impl Drop for InFlight<'_> {
 }
 
 impl State {
+    /// Fresh state for `script`.
+    fn new(script: Script, log: bool) -> Self {
+        State {
+            used: script.rules.iter().map(|_| AtomicU32::new(0)).collect(),
+            script,
+            requests: Mutex::default(),
+            in_flight: Mutex::new(0),
+            levels: Mutex::default(),
+            arrived: Notify::new(),
+            log,
+        }
+    }
+
     /// The first rule matching the request whose `times` is not used up (and uses it).
     fn choose(&self, protocol: Provider, view: &RequestView) -> Option<usize> {
         self.script.rules.iter().enumerate().find_map(|(i, rule)| {
@@ -270,7 +275,44 @@ async fn handle(
         Ok(b) => b.to_bytes(),
         Err(_) => Bytes::new(),
     };
-    let (_guard, seq) = InFlight::enter(&state);
+    Ok(answer(&state, path, method, headers, bytes).await)
+}
+
+/// A scripted model answering requests in-process, without a server of its own (clawrun's
+/// model proxy serves an agent program from it).
+#[derive(Clone)]
+pub struct ScriptedModel {
+    state: Arc<State>,
+}
+
+impl ScriptedModel {
+    /// A model answering from `script` (its `times` counters start at zero).
+    pub fn new(script: Script) -> Self {
+        ScriptedModel {
+            state: Arc::new(State::new(script, false)),
+        }
+    }
+
+    /// The answer to a `POST` of `body` to `path` with `headers`, as the server would send it.
+    pub async fn respond(
+        &self,
+        path: &str,
+        headers: Vec<(String, String)>,
+        body: Bytes,
+    ) -> Response<Full<Bytes>> {
+        answer(&self.state, path.to_string(), Method::POST, headers, body).await
+    }
+}
+
+/// The answer to one request.
+async fn answer(
+    state: &State,
+    path: String,
+    method: Method,
+    headers: Vec<(String, String)>,
+    bytes: Bytes,
+) -> Response<Full<Bytes>> {
+    let (_guard, seq) = InFlight::enter(state);
     let wire = Wire::of_path(&path);
     let protocol = wire.map(Wire::provider);
     let mut record = RecordedRequest {
@@ -288,11 +330,11 @@ async fn handle(
         let message = format!(
             "mock-llm: no route {path} (use /v1/chat/completions, /chat/completions, /v1/responses or /v1/messages)"
         );
-        return Ok(json_response(
+        return json_response(
             StatusCode::NOT_FOUND,
             &error_body(Provider::OpenAi, "not_found_error", &message),
             None,
-        ));
+        );
     };
     let body: Value = match (method == Method::POST, serde_json::from_slice(&bytes)) {
         (true, Ok(v)) => v,
@@ -307,11 +349,11 @@ async fn handle(
             };
             record.status = 400;
             state.record(record);
-            return Ok(json_response(
+            return json_response(
                 StatusCode::BAD_REQUEST,
                 &error_body(protocol, "invalid_request_error", &message),
                 None,
-            ));
+            );
         }
     };
     let view = RequestView::of_wire(wire, &body);
@@ -328,11 +370,11 @@ async fn handle(
             "mock-llm: no rule matched the request ({protocol}, model `{}`, turn {}, last message: {last:?})",
             view.model, view.turn
         );
-        return Ok(json_response(
+        return json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             &error_body(protocol, "mock_no_match", &message),
             None,
-        ));
+        );
     };
     let reply = &state.script.rules[index].reply;
     record.status = reply.status.unwrap_or(200);
@@ -344,7 +386,7 @@ async fn handle(
             None => tokio::time::sleep(limit).await,
         }
     }
-    let response = match reply.status {
+    match reply.status {
         Some(status) => {
             let kind = match status {
                 429 => "rate_limit_error",
@@ -374,8 +416,7 @@ async fn handle(
             &success_body(wire, &view, reply, bytes.len()),
             None,
         ),
-    };
-    Ok(response)
+    }
 }
 
 /// A JSON response, with `Retry-After` when given.

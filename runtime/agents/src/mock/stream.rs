@@ -43,8 +43,17 @@ fn chat(body: &Value, out: &mut String) {
     if let Some(text) = message["content"].as_str() {
         delta["content"] = json!(text);
     }
-    event(out, None, &chunk(json!([{"index": 0, "delta": delta, "finish_reason": null}])));
-    for (i, call) in message["tool_calls"].as_array().into_iter().flatten().enumerate() {
+    event(
+        out,
+        None,
+        &chunk(json!([{"index": 0, "delta": delta, "finish_reason": null}])),
+    );
+    for (i, call) in message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let mut call = call.clone();
         call["index"] = json!(i);
         event(
@@ -54,7 +63,11 @@ fn chat(body: &Value, out: &mut String) {
         );
     }
     let finish = &body["choices"][0]["finish_reason"];
-    event(out, None, &chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}])));
+    event(
+        out,
+        None,
+        &chunk(json!([{"index": 0, "delta": {}, "finish_reason": finish}])),
+    );
     let mut usage = chunk(json!([]));
     usage["usage"] = body["usage"].clone();
     event(out, None, &usage);
@@ -68,20 +81,42 @@ fn messages(body: &Value, out: &mut String) {
     start["content"] = json!([]);
     start["stop_reason"] = Value::Null;
     start["usage"]["output_tokens"] = json!(0);
-    event(out, Some("message_start"), &json!({"type": "message_start", "message": start}));
+    event(
+        out,
+        Some("message_start"),
+        &json!({"type": "message_start", "message": start}),
+    );
     for (i, block) in body["content"].as_array().into_iter().flatten().enumerate() {
         let (empty, delta) = if block["type"] == "tool_use" {
             let mut empty = block.clone();
             empty["input"] = json!({});
             let partial = block["input"].to_string();
-            (empty, json!({"type": "input_json_delta", "partial_json": partial}))
+            (
+                empty,
+                json!({"type": "input_json_delta", "partial_json": partial}),
+            )
         } else {
             let text = block["text"].clone();
-            (json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": text}))
+            (
+                json!({"type": "text", "text": ""}),
+                json!({"type": "text_delta", "text": text}),
+            )
         };
-        event(out, Some("content_block_start"), &json!({"type": "content_block_start", "index": i, "content_block": empty}));
-        event(out, Some("content_block_delta"), &json!({"type": "content_block_delta", "index": i, "delta": delta}));
-        event(out, Some("content_block_stop"), &json!({"type": "content_block_stop", "index": i}));
+        event(
+            out,
+            Some("content_block_start"),
+            &json!({"type": "content_block_start", "index": i, "content_block": empty}),
+        );
+        event(
+            out,
+            Some("content_block_delta"),
+            &json!({"type": "content_block_delta", "index": i, "delta": delta}),
+        );
+        event(
+            out,
+            Some("content_block_stop"),
+            &json!({"type": "content_block_stop", "index": i}),
+        );
     }
     event(
         out,
@@ -115,7 +150,11 @@ fn responses(body: &Value, out: &mut String) {
         if item["type"] == "message" {
             added["content"] = json!([]);
         }
-        send(out, "response.output_item.added", json!({"output_index": i, "item": added}));
+        send(
+            out,
+            "response.output_item.added",
+            json!({"output_index": i, "item": added}),
+        );
         if item["type"] == "message" {
             let text = &item["content"][0]["text"];
             send(
@@ -124,7 +163,11 @@ fn responses(body: &Value, out: &mut String) {
                 json!({"item_id": item["id"], "output_index": i, "content_index": 0, "delta": text}),
             );
         }
-        send(out, "response.output_item.done", json!({"output_index": i, "item": item}));
+        send(
+            out,
+            "response.output_item.done",
+            json!({"output_index": i, "item": item}),
+        );
     }
     send(out, "response.completed", json!({"response": body}));
 }
@@ -147,17 +190,29 @@ mod tests {
             {"type": "tool_use", "id": "t", "name": "A", "input": {"x": 1}}],
             "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 2}});
         let s = sse(Wire::Messages, &msg);
-        let names: Vec<&str> = s.lines().filter_map(|l| l.strip_prefix("event: ")).collect();
+        let names: Vec<&str> = s
+            .lines()
+            .filter_map(|l| l.strip_prefix("event: "))
+            .collect();
         assert_eq!(names.first(), Some(&"message_start"));
         assert_eq!(names.last(), Some(&"message_stop"));
         assert!(s.contains("\"partial_json\":\"{\\\"x\\\":1}\""), "{s}");
 
-        let resp = json!({"id": "r", "output": [{"type": "function_call", "name": "A"}], "usage": {}});
+        let resp =
+            json!({"id": "r", "output": [{"type": "function_call", "name": "A"}], "usage": {}});
         let s = sse(Wire::Responses, &resp);
-        let names: Vec<&str> = s.lines().filter_map(|l| l.strip_prefix("event: ")).collect();
+        let names: Vec<&str> = s
+            .lines()
+            .filter_map(|l| l.strip_prefix("event: "))
+            .collect();
         assert_eq!(
             names,
-            ["response.created", "response.output_item.added", "response.output_item.done", "response.completed"]
+            [
+                "response.created",
+                "response.output_item.added",
+                "response.output_item.done",
+                "response.completed"
+            ]
         );
     }
 }

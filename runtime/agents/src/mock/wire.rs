@@ -274,7 +274,9 @@ pub fn success_body(
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let id = c.id.clone().unwrap_or_else(|| format!("call_{}_{i}", view.turn));
+                    let id =
+                        c.id.clone()
+                            .unwrap_or_else(|| format!("call_{}_{i}", view.turn));
                     (id, c.name.clone(), c.text.clone())
                 })
                 .collect();
