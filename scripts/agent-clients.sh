@@ -17,3 +17,14 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.clawrun-pins" 2>/dev/null)" !
   "$venv/bin/pip" install --quiet --disable-pip-version-check $want >&2
   echo "$want" > "$venv/.clawrun-pins"
 fi
+
+node="$root/node"
+codex="@openai/codex@0.171.0"
+if [ "$(cat "$node/.clawrun-pins" 2>/dev/null)" != "$codex" ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "scripts/agent-clients.sh: npm is needed to install $codex (apt-get install nodejs npm)" >&2
+    exit 1
+  fi
+  npm install --prefix "$node" --no-audit --no-fund --loglevel=error "$codex" >&2
+  echo "$codex" > "$node/.clawrun-pins"
+fi

@@ -58,3 +58,50 @@ pub fn write_script(dir: &Path, script: &Value) -> PathBuf {
     std::fs::write(&path, script.to_string()).unwrap();
     path
 }
+
+/// A mock-llm script playing the oracle of the bundled task `task` as a model: turn 0 makes
+/// its first call, each later turn the next one (one call per turn, so that the order of the
+/// calls is the script's), then the oracle's answer.
+pub fn oracle_model_script(task: &str) -> Value {
+    let script = oracle_script(task, 0);
+    let mut rules: Vec<Value> = script["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(turn, call)| {
+            json!({"name": format!("call{turn}"), "match": {"turn": turn},
+                   "reply": {"tool_calls": [{"name": call["name"], "arguments": call["args"]}]}})
+        })
+        .collect();
+    let turn = rules.len();
+    rules.push(
+        json!({"name": "answer", "match": {"turn": turn}, "reply": {"text": script["answer"]}}),
+    );
+    json!({ "rules": rules })
+}
+
+/// `PATH` with the folder of the Codex CLI that `scripts/agent-clients.sh` installs in front;
+/// panics with what to do when it is not there.
+pub fn path_with_codex() -> std::ffi::OsString {
+    let bin = clients_dir().join("node/node_modules/.bin");
+    assert!(
+        bin.join("codex").is_file(),
+        "{} has no codex: run scripts/agent-clients.sh (scripts/test.sh does)",
+        bin.display()
+    );
+    let mut dirs = vec![bin];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(dirs).unwrap()
+}
+
+/// `--agent cmd:...` running the small SDK-style agent program (`tests/external/tiny_agent.py`).
+pub fn tiny_agent() -> String {
+    format!(
+        "cmd:{} {}",
+        mcp_python().display(),
+        repo().join("tests/external/tiny_agent.py").display()
+    )
+}

@@ -23,6 +23,7 @@ mod web_support;
 mod adversarial_run;
 mod adversarial_services;
 mod adversarial_trial;
+mod agent_cmd;
 mod bash_curl;
 mod bash_differential;
 mod claw_eval_graders;

@@ -110,6 +110,36 @@ impl CommandAgent {
         })
     }
 
+    /// Fails, saying how to install it, when the program cannot be found (a path that is not
+    /// a file, a name on no folder of `PATH`).
+    pub fn check_program(&self) -> Result<()> {
+        let program = &self.recipe.command[0];
+        let found = if program.contains('/') {
+            Path::new(program).is_file()
+        } else {
+            std::env::var_os("PATH").is_some_and(|path| {
+                std::env::split_paths(&path).any(|dir| dir.join(program).is_file())
+            })
+        };
+        if found {
+            return Ok(());
+        }
+        let hint = self
+            .recipe
+            .install
+            .as_deref()
+            .map_or(String::new(), |i| format!(": install it ({i})"));
+        Err(anyhow!(
+            "--agent cmd:{}: the program {program:?} is not {}{hint}",
+            self.text,
+            if program.contains('/') {
+                "a file"
+            } else {
+                "on PATH"
+            }
+        ))
+    }
+
     /// The agent of one trial of `task` (trial seed `seed`): the loopback server (MCP and the
     /// model proxy) started, the recipe's files written and the program started in `dir`
     /// (`dir/stdout.log`, `dir/stderr.log`; a scratch home and workdir beside them, removed

@@ -20,6 +20,7 @@ use hyper::{Request, Response};
 use super::answer::read_answer;
 use super::bridge::ModelLedger;
 use super::server::{Reply, Route, body};
+use crate::trial::recorder::fault_event;
 
 /// A recorded answer (a `model_call` event's fields).
 #[derive(Clone, Debug, PartialEq)]
@@ -165,8 +166,13 @@ impl ModelProxy {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let fault = injector.and_then(|f| {
-            f.decide(&Call::new(&format!("model:{}", wire_name(wire))))
-                .map(|f| f.kind)
+            let fault = f
+                .decide(&Call::new(&format!("model:{}", wire_name(wire))))
+                .map(|f| f.kind);
+            // The fault's event goes into the trace beside this call, not after the next turn.
+            let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
+            events.extend(f.drain_events_at("model:").iter().map(fault_event));
+            fault
         });
         let answer = match (&self.source, fault) {
             (ModelSource::Recorded(answers), _) => match answers.get(n as usize - 1) {

@@ -49,6 +49,11 @@ pub fn check(
             read_script(path).map_err(|e| SetupError::Usage(format!("--agent: {e:#}")))?;
         }
         AgentSpec::Replay(run) => check_replay(run.dir())?,
+        AgentSpec::Command(command) => {
+            command
+                .check_program()
+                .map_err(|e| SetupError::Usage(format!("{e:#}")))?;
+        }
         _ => {}
     }
     let roles = [

@@ -33,21 +33,23 @@ impl Recorder {
     pub fn drain_faults(&mut self, env: &TrialEnv) -> u32 {
         let faults = env.faults.drain_events();
         let n = faults.len() as u32;
-        for f in faults {
-            self.push(
-                env,
-                EventKind::Fault {
-                    point: f.point.to_string(),
-                    rule: f
-                        .rule_name
-                        .as_deref()
-                        .map_or_else(|| format!("rule {}", f.rule), str::to_string),
-                    kind: f.kind.name().to_string(),
-                    call: f.call,
-                },
-            );
+        for f in &faults {
+            self.push(env, fault_event(f));
         }
         n
+    }
+}
+
+/// A fault injected, as a trace event.
+pub fn fault_event(f: &crate::faults::FaultEvent) -> EventKind {
+    EventKind::Fault {
+        point: f.point.to_string(),
+        rule: f
+            .rule_name
+            .as_deref()
+            .map_or_else(|| format!("rule {}", f.rule), str::to_string),
+        kind: f.kind.name().to_string(),
+        call: f.call,
     }
 }
 

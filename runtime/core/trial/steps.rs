@@ -129,6 +129,7 @@ impl<'a> Execution<'a> {
         let stepped = self.rt.block_on(agent.step(&self.conv));
         // An agent program's model calls (and the faults injected into them) come first.
         for event in agent.take_events() {
+            self.faults_seen += u32::from(matches!(event, EventKind::Fault { .. }));
             self.rec.push(&self.env, event);
         }
         self.faults_seen += self.rec.drain_faults(&self.env);

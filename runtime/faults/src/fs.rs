@@ -48,6 +48,11 @@ impl SharedInjector {
         self.lock().drain_events()
     }
 
+    /// [`FaultInjector::drain_events_at`] through the handle.
+    pub fn drain_events_at(&self, prefix: &str) -> Vec<FaultEvent> {
+        self.lock().drain_events_at(prefix)
+    }
+
     /// A boxed hook for one sandbox run (`RunConfig::fs_hook`), sharing this injector.
     pub fn fs_hook(&self) -> Box<dyn FsFaultHook> {
         Box::new(self.clone())

@@ -291,6 +291,16 @@ impl FaultInjector {
     pub fn drain_events(&mut self) -> Vec<FaultEvent> {
         std::mem::take(&mut self.events)
     }
+
+    /// Takes the recorded events at points starting with `prefix`, leaving the others (the
+    /// model proxy records its own faults beside its calls, in order).
+    pub fn drain_events_at(&mut self, prefix: &str) -> Vec<FaultEvent> {
+        let (taken, kept) = std::mem::take(&mut self.events)
+            .into_iter()
+            .partition(|e| e.point.starts_with(prefix));
+        self.events = kept;
+        taken
+    }
 }
 
 impl FsFaultHook for FaultInjector {

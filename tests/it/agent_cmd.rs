@@ -1,0 +1,298 @@
+//! `--agent cmd:...`: agent programs started per trial, the task's tools over MCP and the model
+//! behind clawrun's recording proxy. A small SDK-style agent and a real agent CLI (OpenAI's
+//! Codex, from npm) solve a bundled task against a scripted model; model-side faults are
+//! injected and recorded; the trials replay byte-identically, or the replay names the first
+//! difference.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::external::{oracle_model_script, path_with_codex, repo, tiny_agent};
+
+/// `clawrun ARGS` with `env`.
+fn clawrun(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clawrun"));
+    command.args(args).arg("--suite").arg(repo());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+/// `clawrun replay RUN` with `env`.
+fn replay(run: &Path, env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_clawrun"));
+    command.arg("replay").arg(run);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// The run's one journal record.
+fn record(run: &Path) -> Value {
+    let text = std::fs::read_to_string(run.join("journal.jsonl")).unwrap();
+    serde_json::from_str(text.lines().next().unwrap()).unwrap()
+}
+
+/// The T002 trial's trace events.
+fn trace(run: &Path) -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .arg("trace")
+        .arg(run.join("T002_email_triage/0"))
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Writes the oracle-as-a-model script for T002 into `dir`.
+fn script(dir: &Path) -> String {
+    let path = dir.join("model.json");
+    std::fs::write(&path, oracle_model_script("T002_email_triage").to_string()).unwrap();
+    path.display().to_string()
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_sdk_agent_recovers_from_model_faults_and_its_trial_replays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join("faults.yaml");
+    std::fs::write(
+        &plan,
+        "rules:\n  - point: model:chat\n    kind: status500\n    calls: [2]\n  - point: model:chat\n    kind: truncated_body\n    calls: [4]\n  - point: model:chat\n    kind: connection_reset\n    calls: [6]\n",
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let model = format!("scripted:{}", script(tmp.path()));
+    let out = clawrun(
+        &[
+            "run",
+            "T002_email_triage",
+            "--agent",
+            &tiny_agent(),
+            "--model",
+            &model,
+            "--trials",
+            "1",
+            "--faults",
+            plan.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ok(&out);
+    let record = record(&run);
+    assert_eq!(record["outcome"], "final_answer", "{record}");
+    assert_eq!(record["verdict"]["passed"], true, "{record}");
+    assert_eq!(record["verdict"]["faults_seen"], 3, "{record}");
+    assert!(record["input_tokens"].as_u64().unwrap() > 0, "{record}");
+
+    // Each fault is in the trace right before the model call it hit; the program retried.
+    let events = trace(&run);
+    let model: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "model_call")
+        .collect();
+    assert_eq!(model.len(), 9 + 1 + 3, "9 calls, the answer, 3 retries");
+    let faulted: Vec<(u64, &str, u64)> = model
+        .iter()
+        .filter(|e| e.get("fault").is_some())
+        .map(|e| {
+            (
+                e["n"].as_u64().unwrap(),
+                e["fault"].as_str().unwrap(),
+                e["status"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        faulted,
+        [
+            (2, "status500", 500),
+            (4, "truncated_body", 200),
+            (6, "connection_reset", 0)
+        ]
+    );
+    for (i, e) in events.iter().enumerate() {
+        if e["type"] == "fault" {
+            assert_eq!(events[i + 1]["type"], "model_call", "{e}");
+            assert!(e["point"] == "model:chat");
+        }
+    }
+    assert!(
+        model[0]["content_type"]
+            .as_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    // The program's output is kept in the run folder.
+    let stdout = std::fs::read_to_string(run.join("T002_email_triage/0/agent/stdout.log")).unwrap();
+    assert!(stdout.contains("Needs reply"), "{stdout}");
+    let stderr = std::fs::read_to_string(run.join("T002_email_triage/0/agent/stderr.log")).unwrap();
+    assert!(stderr.contains("model: HTTP 500"), "{stderr}");
+    assert!(!run.join("T002_email_triage/0/agent/home").exists());
+
+    // The replay runs the program again against the recorded answers: identical.
+    let (same, text) = replay(&run, &[]);
+    assert!(same, "{text}");
+    assert!(text.contains("1 identical, 0 diverged"), "{text}");
+
+    // A program that behaves differently on replay: the first difference is named.
+    let (same, text) = replay(&run, &[("TINY_AGENT_SKIP_FIRST_TOOL", "1".as_ref())]);
+    assert!(!same, "{text}");
+    assert!(
+        text.contains("DIFF T002_email_triage/0: trace line"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_codex_cli_solves_a_bundled_task_through_mcp_and_the_proxy_and_replays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let model = format!("scripted:{}", script(tmp.path()));
+    let path = path_with_codex();
+    let env = [("PATH", path.as_os_str())];
+    let out = clawrun(
+        &[
+            "run",
+            "T002_email_triage",
+            "--agent",
+            "cmd:codex",
+            "--model",
+            &model,
+            "--trials",
+            "1",
+            "--faults",
+            "none",
+            "--out",
+            run.to_str().unwrap(),
+        ],
+        &env,
+    );
+    ok(&out);
+    let record = record(&run);
+    assert_eq!(record["agent"], "cmd:codex");
+    assert_eq!(record["outcome"], "final_answer", "{record}");
+    assert_eq!(record["verdict"]["passed"], true, "{record}");
+    let events = trace(&run);
+    let calls: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_call")
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls.len(), 9, "{calls:?}");
+    assert_eq!(calls[0], "gmail_list_messages");
+    // Codex speaks the Responses API, streamed; every answer it got is in the trace.
+    let model: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "model_call")
+        .collect();
+    assert_eq!(model.len(), 10);
+    assert!(model.iter().all(|e| e["wire"] == "responses"));
+    let end = events.last().unwrap();
+    assert!(end["final_text"].as_str().unwrap().contains("Needs reply"));
+    let log = std::fs::read_to_string(run.join("T002_email_triage/0/agent/stdout.log")).unwrap();
+    assert!(log.contains("mcp_tool_call"), "{log}");
+
+    let (same, text) = replay(&run, &env);
+    assert!(same, "{text}");
+    assert!(text.contains("1 identical, 0 diverged"), "{text}");
+}
+
+#[test]
+fn a_failing_program_is_the_agent_s_error_and_a_missing_one_stops_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let out = clawrun(
+        &[
+            "run",
+            "T002_email_triage",
+            "--agent",
+            "cmd:sh -c 'echo giving up >&2; exit 3'",
+            "--trials",
+            "1",
+            "--faults",
+            "none",
+            "--out",
+            run.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ok(&out);
+    let record = record(&run);
+    assert_eq!(record["outcome"], "agent_error", "{record}");
+    let error = record["error"].as_str().unwrap();
+    assert!(
+        error.contains("exit status: 3") && error.contains("giving up"),
+        "{error}"
+    );
+
+    let never = tmp.path().join("never");
+    let out = clawrun(
+        &[
+            "run",
+            "T002_email_triage",
+            "--agent",
+            "cmd:codex",
+            "--out",
+            never.to_str().unwrap(),
+        ],
+        &[("PATH", "/nonexistent".as_ref())],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("\"codex\" is not on PATH: install it (npm install"),
+        "{err}"
+    );
+    assert!(!never.exists(), "no run folder is made");
+
+    let out = clawrun(
+        &["run", "T002_email_triage", "--model", "openai:gpt-5"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("it needs --agent cmd:"));
+
+    let recipe = tmp.path().join("bad.yaml");
+    std::fs::write(&recipe, "command: [my-agent, '{prompt}', '{modle}']\n").unwrap();
+    let out = clawrun(
+        &[
+            "run",
+            "T002_email_triage",
+            "--agent",
+            &format!("cmd:{}", recipe.display()),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.yaml: command: unknown placeholder {modle}"),
+        "{err}"
+    );
+}
