@@ -145,6 +145,8 @@ async fn serve(
                     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
                     continue;
                 };
+                // Small request-answer exchanges: no Nagle delay waiting on the peer's ACK.
+                let _ = stream.set_nodelay(true);
                 let (mcp, proxy, end) = (mcp.clone(), proxy.clone(), end_on_delete.clone());
                 let in_flight = in_flight.clone();
                 connections.spawn(async move {
