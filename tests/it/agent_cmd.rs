@@ -296,3 +296,39 @@ fn a_failing_program_is_the_agent_s_error_and_a_missing_one_stops_the_run() {
         "{err}"
     );
 }
+
+#[test]
+fn a_program_still_running_when_the_time_is_up_is_stopped_and_the_trial_times_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    crate::fs_support::copy_dir(&repo().join("tests/fixtures/suite"), &suite);
+    let task = suite.join("tasks/e2e_mail/task.yaml");
+    let text = std::fs::read_to_string(&task).unwrap();
+    std::fs::write(
+        &task,
+        text.replace("timeout_seconds: 300", "timeout_seconds: 2"),
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let marker = tmp.path().join("still-running");
+    // The program would write the marker after 5 s: killed at 2 s, it never does.
+    let agent = format!("cmd:sh -c 'sleep 5; touch {}'", marker.display());
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args([
+            "run", "e2e_mail", "--trials", "1", "--faults", "none", "--agent", &agent,
+        ])
+        .arg("--suite")
+        .arg(&suite)
+        .arg("--out")
+        .arg(&run)
+        .output()
+        .unwrap();
+    ok(&out);
+    let record = record(&run);
+    assert_eq!(record["outcome"], "timeout", "{record}");
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert!(
+        !marker.exists(),
+        "the program's process group was not killed"
+    );
+}
