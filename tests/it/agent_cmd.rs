@@ -332,3 +332,113 @@ fn a_program_still_running_when_the_time_is_up_is_stopped_and_the_trial_times_ou
         "the program's process group was not killed"
     );
 }
+
+#[test]
+fn an_anthropic_speaking_program_is_served_over_messages_and_replays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let model = format!("scripted:{}", script(tmp.path()));
+    let plan = tmp.path().join("faults.yaml");
+    std::fs::write(
+        &plan,
+        "rules:\n  - point: model:messages\n    kind: status429:1\n    calls: [1]\n",
+    )
+    .unwrap();
+    let agent = format!("{} --anthropic", tiny_agent());
+    let out = clawrun(
+        &[
+            "run",
+            "T002_email_triage",
+            "--agent",
+            &agent,
+            "--model",
+            &model,
+            "--trials",
+            "1",
+            "--faults",
+            plan.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ok(&out);
+    let record = record(&run);
+    assert_eq!(record["verdict"]["passed"], true, "{record}");
+    assert_eq!(record["verdict"]["faults_seen"], 1, "{record}");
+    let events = trace(&run);
+    let model: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "model_call")
+        .collect();
+    assert_eq!(model.len(), 11);
+    assert!(model.iter().all(|e| e["wire"] == "messages"));
+    assert_eq!(
+        (model[0]["status"].as_u64(), model[0]["fault"].as_str()),
+        (Some(429), Some("status429"))
+    );
+    let end = events.last().unwrap();
+    assert!(end["usage"]["input_tokens"].as_u64().unwrap() > 0, "{end}");
+    let (same, text) = replay(&run, &[]);
+    assert!(same, "{text}");
+}
+
+#[test]
+fn a_forwarded_model_gets_the_real_key_and_its_answers_are_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script_path = script(tmp.path());
+    let script = clawrun::agents::mock::Script::load(Path::new(&script_path)).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let run = tmp.path().join("run");
+    let (out, requests) = rt.block_on(async {
+        // The "real" model: an OpenAI-compatible server on loopback with its own key.
+        let upstream =
+            clawrun::agents::mock::serve_mock_llm(script, "127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+        let base = format!("{}/v1", upstream.url());
+        let run = run.clone();
+        let out = tokio::task::spawn_blocking(move || {
+            clawrun(
+                &[
+                    "run",
+                    "T002_email_triage",
+                    "--agent",
+                    &tiny_agent(),
+                    "--model",
+                    "openai:upstream-model",
+                    "--trials",
+                    "1",
+                    "--faults",
+                    "none",
+                    "--out",
+                    run.to_str().unwrap(),
+                ],
+                &[
+                    ("OPENAI_BASE_URL", base.as_ref()),
+                    ("OPENAI_API_KEY", "the-real-key".as_ref()),
+                ],
+            )
+        })
+        .await
+        .unwrap();
+        (out, upstream.requests())
+    });
+    ok(&out);
+    let record = record(&run);
+    assert_eq!(record["verdict"]["passed"], true, "{record}");
+    assert_eq!(requests.len(), 10);
+    for r in &requests {
+        assert_eq!(r.path, "/v1/chat/completions");
+        assert_eq!(r.header("authorization"), Some("Bearer the-real-key"));
+        assert_eq!(r.body["model"], "upstream-model");
+    }
+    let events = trace(&run);
+    let answers = events
+        .iter()
+        .filter(|e| e["type"] == "model_call" && e["status"] == 200);
+    assert_eq!(answers.count(), 10);
+}

@@ -203,6 +203,33 @@ fn golden_and_fresh_traces_fit_the_trace_schema_and_use_every_event_type() {
     let pack = std::fs::read_to_string(&fresh[0]).unwrap();
     assert_eq!(pack.matches("\"type\":\"trace_start\"").count(), 4);
     seen.extend(check_traces(&validator, &fresh));
+
+    // An agent program asking its model through the proxy (model_call events).
+    let script = tmp.path().join("model.yaml");
+    std::fs::write(&script, "rules:\n  - reply: {text: done}\n").unwrap();
+    let program = tmp.path().join("agent.sh");
+    std::fs::write(
+        &program,
+        "curl -sf -X POST \"$OPENAI_BASE_URL/chat/completions\" -H 'content-type: application/json' \\\n  -d '{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}'\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("cmd-run");
+    let run = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(["run", "e2e_mail", "--trials", "1", "--report", "none"])
+        .arg(format!("--agent=cmd:sh {}", program.display()))
+        .arg(format!("--model=scripted:{}", script.display()))
+        .arg("--suite")
+        .arg(repo().join("tests/fixtures/suite"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    seen.extend(check_traces(&validator, &[out.join("traces/0.jsonl")]));
     assert_eq!(seen, event_types(&doc), "event types seen vs the schema's");
 }
 

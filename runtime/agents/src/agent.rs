@@ -39,6 +39,9 @@ pub enum AgentError {
     /// A scripted or oracle agent has no further step for this conversation.
     #[error("{0}")]
     Exhausted(String),
+    /// An agent program failed (exited with an error status; the message says how).
+    #[error("{0}")]
+    Failed(String),
     /// The agent did not act before the trial's time ran out (an external agent waited on).
     #[error("timed out: {0}")]
     TimedOut(String),

@@ -249,7 +249,7 @@ impl Agent for ExternalAgent {
                 self.pending = Some(reply);
                 Ok(self.reply(vec![Block::text(answer)]))
             }
-            Some(AgentRequest::Ended { error: Some(error) }) => Err(AgentError::Invalid(error)),
+            Some(AgentRequest::Ended { error: Some(error) }) => Err(AgentError::Failed(error)),
             Some(AgentRequest::Ended { error: None }) | None => {
                 let text = self.last_text();
                 Ok(self.reply(if text.is_empty() {

@@ -98,6 +98,14 @@ struct Answer {
 }
 
 impl Answer {
+    /// What a reset connection answered: nothing (status 0).
+    const RESET: Answer = Answer {
+        status: 0,
+        content_type: String::new(),
+        body: String::new(),
+        retry_after: None,
+    };
+
     /// An error in `wire`'s shape.
     fn error(wire: Wire, status: u16, kind: &str, message: &str) -> Answer {
         Answer {
@@ -177,17 +185,7 @@ impl ModelProxy {
         let answer = match (&self.source, fault) {
             (ModelSource::Recorded(answers), _) => match answers.get(n as usize - 1) {
                 Some(a) if a.reset => {
-                    self.record(
-                        n,
-                        wire,
-                        fault,
-                        &Answer {
-                            status: 0,
-                            content_type: String::new(),
-                            body: String::new(),
-                            retry_after: None,
-                        },
-                    );
+                    self.record(n, wire, fault, &Answer::RESET);
                     return Err(std::io::Error::other("the recorded call was reset"));
                 }
                 Some(a) => Answer {
@@ -206,17 +204,7 @@ impl ModelProxy {
                 ),
             },
             (_, Some(FaultKind::ConnectionReset)) => {
-                self.record(
-                    n,
-                    wire,
-                    fault,
-                    &Answer {
-                        status: 0,
-                        content_type: String::new(),
-                        body: String::new(),
-                        retry_after: None,
-                    },
-                );
+                self.record(n, wire, fault, &Answer::RESET);
                 return Err(std::io::Error::other("connection reset (injected)"));
             }
             (_, Some(kind)) if kind.status().is_some() => {
