@@ -442,3 +442,79 @@ fn a_forwarded_model_gets_the_real_key_and_its_answers_are_recorded() {
         .filter(|e| e["type"] == "model_call" && e["status"] == 200);
     assert_eq!(answers.count(), 10);
 }
+
+#[test]
+fn past_the_token_limit_the_proxy_refuses_and_the_trial_ends_on_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let model = format!("scripted:{}", script(tmp.path()));
+    let out = clawrun(
+        &[
+            "run",
+            "T002_email_triage",
+            "--agent",
+            &tiny_agent(),
+            "--model",
+            &model,
+            "--trials",
+            "1",
+            "--faults",
+            "none",
+            "--max-tokens",
+            "3000",
+            "--out",
+            run.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ok(&out);
+    let first = record(&run);
+    // Between its tool calls: the trial's own check before a turn.
+    assert_eq!(first["outcome"], "token_limit", "{first}");
+    let spent = first["input_tokens"].as_u64().unwrap() + first["output_tokens"].as_u64().unwrap();
+    assert!(spent >= 3000, "{first}");
+
+    // A program that only talks to its model: the proxy refuses past the limit.
+    let script = tmp.path().join("chatty.yaml");
+    std::fs::write(&script, "rules:\n  - reply: {text: more}\n").unwrap();
+    let program = tmp.path().join("chatty.sh");
+    std::fs::write(
+        &program,
+        "for i in 1 2 3 4 5 6 7 8; do curl -s -X POST \"$OPENAI_BASE_URL/chat/completions\" -H 'content-type: application/json' -d '{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}' >/dev/null; done\n",
+    )
+    .unwrap();
+    let run = tmp.path().join("chatty");
+    let out = clawrun(
+        &[
+            "run",
+            "T002_email_triage",
+            &format!("--agent=cmd:sh {}", program.display()),
+            &format!("--model=scripted:{}", script.display()),
+            "--trials",
+            "1",
+            "--faults",
+            "none",
+            "--max-tokens",
+            "100",
+            "--out",
+            run.to_str().unwrap(),
+        ],
+        &[],
+    );
+    ok(&out);
+    let chatty = record(&run);
+    assert_eq!(chatty["outcome"], "token_limit", "{chatty}");
+    let events = trace(&run);
+    let statuses: Vec<u64> = events
+        .iter()
+        .filter(|e| e["type"] == "model_call")
+        .map(|e| e["status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(statuses.len(), 8);
+    let answered = statuses.iter().take_while(|s| **s == 200).count();
+    assert!(answered >= 1 && answered < 8, "{statuses:?}");
+    assert!(
+        statuses[answered..].iter().all(|s| *s == 400),
+        "{statuses:?}"
+    );
+}

@@ -42,6 +42,10 @@ pub enum AgentError {
     /// An agent program failed (exited with an error status; the message says how).
     #[error("{0}")]
     Failed(String),
+    /// The agent's model refused to answer past the trial's token limit (an agent program's
+    /// proxy).
+    #[error("token limit: {0}")]
+    TokenLimit(String),
     /// The agent did not act before the trial's time ran out (an external agent waited on).
     #[error("timed out: {0}")]
     TimedOut(String),

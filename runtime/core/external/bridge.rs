@@ -68,6 +68,8 @@ pub struct ModelLedger {
     pub usage: Usage,
     /// The text of the model's last answer.
     pub last_text: String,
+    /// The proxy refused a request past the trial's token limit (the message it sent).
+    pub over_budget: Option<String>,
 }
 
 /// The sending side, held by the MCP server and the program's watcher.
@@ -235,6 +237,15 @@ impl Agent for ExternalAgent {
             }
             None => self.rx.recv().await,
         };
+        let over_budget = self
+            .ledger
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .over_budget
+            .clone();
+        if let Some(message) = over_budget {
+            return Err(AgentError::TokenLimit(message));
+        }
         match next {
             Some(AgentRequest::Call { name, input, reply }) => {
                 self.calls += 1;

@@ -33,6 +33,8 @@ pub struct TrialPlace {
     pub dir: PathBuf,
     /// Filled with the trial's injector when its environment is forked.
     pub faults: super::proxy::FaultSlot,
+    /// The trial's token limit (`--max-tokens`): the proxy refuses requests past it.
+    pub max_tokens: Option<u64>,
 }
 
 /// The key agent programs are given: the proxy holds the real one.
@@ -167,12 +169,10 @@ impl CommandAgent {
             ))),
         };
         let events = Arc::new(Mutex::new(Vec::new()));
-        let proxy = Arc::new(ModelProxy::new(
-            source,
-            place.faults.clone(),
-            events.clone(),
-            ledger,
-        ));
+        let proxy = Arc::new(
+            ModelProxy::new(source, place.faults.clone(), events.clone(), ledger)
+                .with_budget(place.max_tokens),
+        );
         let tools = TrialTools::new(&task.tools, bridge.clone(), &task.system);
         let server = LoopbackServer::start(
             SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),

@@ -4,7 +4,7 @@
 //! recording; the model-side faults of the fault plan (`model:<wire>` points) are applied here,
 //! and every answer is recorded, verbatim, into the trial's trace.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -125,6 +125,10 @@ pub type FaultSlot = Arc<Mutex<Option<SharedInjector>>>;
 pub struct ModelProxy {
     source: ModelSource,
     faults: FaultSlot,
+    /// The trial's token limit (`--max-tokens`), if any.
+    budget: Option<u64>,
+    /// Tokens the answers so far cost.
+    spent: AtomicU64,
     calls: AtomicU32,
     events: Arc<Mutex<Vec<EventKind>>>,
     ledger: Arc<Mutex<ModelLedger>>,
@@ -142,10 +146,19 @@ impl ModelProxy {
         ModelProxy {
             source,
             faults,
+            budget: None,
+            spent: AtomicU64::new(0),
             calls: AtomicU32::new(0),
             events,
             ledger,
         }
+    }
+
+    /// Refuses model requests once the answers have cost `budget` tokens (the trial's
+    /// `--max-tokens`; the trial then ends at its next turn as `token_limit`).
+    pub fn with_budget(mut self, budget: Option<u64>) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// Answers one request over `wire`; `Err` resets the connection.
@@ -168,6 +181,23 @@ impl ModelProxy {
             .map(|b| b.to_bytes())
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        if let Some(budget) = self
+            .budget
+            .filter(|b| self.spent.load(Ordering::SeqCst) >= *b)
+        {
+            let answer = Answer::error(
+                wire,
+                400,
+                "token_budget_exhausted",
+                &format!("clawrun: this trial's token budget ({budget} tokens) is spent"),
+            );
+            self.record(n, wire, None, &answer);
+            let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+            ledger.over_budget = Some(format!(
+                "the model proxy refused model call {n}: {budget} tokens spent"
+            ));
+            return Ok(answer);
+        }
         let injector = self
             .faults
             .lock()
@@ -293,6 +323,7 @@ impl ModelProxy {
     fn record(&self, n: u32, wire: Wire, fault: Option<FaultKind>, answer: &Answer) {
         if answer.status == 200 {
             let (text, usage) = read_answer(wire, &answer.content_type, &answer.body);
+            self.spent.fetch_add(usage.total(), Ordering::SeqCst);
             let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
             ledger.usage.add(usage);
             if !text.is_empty() {

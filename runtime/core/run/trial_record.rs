@@ -282,6 +282,7 @@ fn start_and_run(
         trial,
         dir: cx.out.join(task.id()).join(trial.to_string()).join("agent"),
         faults: Default::default(),
+        max_tokens: cx.max_tokens,
     };
     let mut agent = cx.agent.build_with(
         task,

@@ -276,6 +276,7 @@ impl<'a> Execution<'a> {
         match e {
             AgentError::Infra(_) => Outcome::InfraError,
             AgentError::TimedOut(_) => Outcome::Timeout,
+            AgentError::TokenLimit(_) => Outcome::TokenLimit,
             _ => Outcome::AgentError,
         }
     }
