@@ -21,6 +21,32 @@ fn clawrun(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Output {
     command.output().unwrap()
 }
 
+/// One trial of T002 into `run` played by `agent` (`cmd:...`) with `model` behind its proxy
+/// (none when empty) under `faults`, and `extra` flags.
+fn one_trial(
+    run: &Path,
+    agent: &str,
+    model: &str,
+    faults: &str,
+    extra: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Output {
+    let mut args = vec!["run", "T002_email_triage", "--agent", agent];
+    if !model.is_empty() {
+        args.extend(["--model", model]);
+    }
+    args.extend([
+        "--trials",
+        "1",
+        "--faults",
+        faults,
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    args.extend(extra);
+    clawrun(&args, env)
+}
+
 /// `clawrun replay RUN` with `env`.
 fn replay(run: &Path, env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_clawrun"));
@@ -86,21 +112,12 @@ fn an_sdk_agent_recovers_from_model_faults_and_its_trial_replays() {
     .unwrap();
     let run = tmp.path().join("run");
     let model = format!("scripted:{}", script(tmp.path()));
-    let out = clawrun(
-        &[
-            "run",
-            "T002_email_triage",
-            "--agent",
-            &tiny_agent(),
-            "--model",
-            &model,
-            "--trials",
-            "1",
-            "--faults",
-            plan.to_str().unwrap(),
-            "--out",
-            run.to_str().unwrap(),
-        ],
+    let out = one_trial(
+        &run,
+        &tiny_agent(),
+        &model,
+        plan.to_str().unwrap(),
+        &[],
         &[],
     );
     ok(&out);
@@ -176,23 +193,7 @@ fn the_codex_cli_solves_a_bundled_task_through_mcp_and_the_proxy_and_replays() {
     let model = format!("scripted:{}", script(tmp.path()));
     let path = path_with_codex();
     let env = [("PATH", path.as_os_str())];
-    let out = clawrun(
-        &[
-            "run",
-            "T002_email_triage",
-            "--agent",
-            "cmd:codex",
-            "--model",
-            &model,
-            "--trials",
-            "1",
-            "--faults",
-            "none",
-            "--out",
-            run.to_str().unwrap(),
-        ],
-        &env,
-    );
+    let out = one_trial(&run, "cmd:codex", &model, "none", &[], &env);
     ok(&out);
     let record = record(&run);
     assert_eq!(record["agent"], "cmd:codex");
@@ -227,19 +228,12 @@ fn the_codex_cli_solves_a_bundled_task_through_mcp_and_the_proxy_and_replays() {
 fn a_failing_program_is_the_agent_s_error_and_a_missing_one_stops_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
-    let out = clawrun(
-        &[
-            "run",
-            "T002_email_triage",
-            "--agent",
-            "cmd:sh -c 'echo giving up >&2; exit 3'",
-            "--trials",
-            "1",
-            "--faults",
-            "none",
-            "--out",
-            run.to_str().unwrap(),
-        ],
+    let out = one_trial(
+        &run,
+        "cmd:sh -c 'echo giving up >&2; exit 3'",
+        "",
+        "none",
+        &[],
         &[],
     );
     ok(&out);
@@ -345,23 +339,7 @@ fn an_anthropic_speaking_program_is_served_over_messages_and_replays() {
     )
     .unwrap();
     let agent = format!("{} --anthropic", tiny_agent());
-    let out = clawrun(
-        &[
-            "run",
-            "T002_email_triage",
-            "--agent",
-            &agent,
-            "--model",
-            &model,
-            "--trials",
-            "1",
-            "--faults",
-            plan.to_str().unwrap(),
-            "--out",
-            run.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let out = one_trial(&run, &agent, &model, plan.to_str().unwrap(), &[], &[]);
     ok(&out);
     let record = record(&run);
     assert_eq!(record["verdict"]["passed"], true, "{record}");
@@ -402,26 +380,12 @@ fn a_forwarded_model_gets_the_real_key_and_its_answers_are_recorded() {
         let base = format!("{}/v1", upstream.url());
         let run = run.clone();
         let out = tokio::task::spawn_blocking(move || {
-            clawrun(
-                &[
-                    "run",
-                    "T002_email_triage",
-                    "--agent",
-                    &tiny_agent(),
-                    "--model",
-                    "openai:upstream-model",
-                    "--trials",
-                    "1",
-                    "--faults",
-                    "none",
-                    "--out",
-                    run.to_str().unwrap(),
-                ],
-                &[
-                    ("OPENAI_BASE_URL", base.as_ref()),
-                    ("OPENAI_API_KEY", "the-real-key".as_ref()),
-                ],
-            )
+            let env = [
+                ("OPENAI_BASE_URL", base.as_ref()),
+                ("OPENAI_API_KEY", "the-real-key".as_ref()),
+            ];
+            let model = "openai:upstream-model";
+            one_trial(&run, &tiny_agent(), model, "none", &[], &env)
         })
         .await
         .unwrap();
@@ -448,23 +412,12 @@ fn past_the_token_limit_the_proxy_refuses_and_the_trial_ends_on_it() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     let model = format!("scripted:{}", script(tmp.path()));
-    let out = clawrun(
-        &[
-            "run",
-            "T002_email_triage",
-            "--agent",
-            &tiny_agent(),
-            "--model",
-            &model,
-            "--trials",
-            "1",
-            "--faults",
-            "none",
-            "--max-tokens",
-            "3000",
-            "--out",
-            run.to_str().unwrap(),
-        ],
+    let out = one_trial(
+        &run,
+        &tiny_agent(),
+        &model,
+        "none",
+        &["--max-tokens", "3000"],
         &[],
     );
     ok(&out);
@@ -484,21 +437,12 @@ fn past_the_token_limit_the_proxy_refuses_and_the_trial_ends_on_it() {
     )
     .unwrap();
     let run = tmp.path().join("chatty");
-    let out = clawrun(
-        &[
-            "run",
-            "T002_email_triage",
-            &format!("--agent=cmd:sh {}", program.display()),
-            &format!("--model=scripted:{}", script.display()),
-            "--trials",
-            "1",
-            "--faults",
-            "none",
-            "--max-tokens",
-            "100",
-            "--out",
-            run.to_str().unwrap(),
-        ],
+    let out = one_trial(
+        &run,
+        &format!("cmd:sh {}", program.display()),
+        &format!("scripted:{}", script.display()),
+        "none",
+        &["--max-tokens", "100"],
         &[],
     );
     ok(&out);
