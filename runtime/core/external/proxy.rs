@@ -222,7 +222,11 @@ impl ModelProxy {
                     status: a.status,
                     content_type: a.content_type.clone(),
                     body: a.body.clone(),
-                    retry_after: None,
+                    // The same seed decides the same fault again: its header too.
+                    retry_after: match fault {
+                        Some(FaultKind::Status429 { retry_after_secs }) => Some(retry_after_secs),
+                        _ => None,
+                    },
                 },
                 None => Answer::error(
                     wire,
