@@ -142,10 +142,10 @@ impl CommandAgent {
         ))
     }
 
-    /// The agent of one trial of `task` (trial seed `seed`): the loopback server (MCP and the
-    /// model proxy) started, the recipe's files written and the program started in `dir`
-    /// (`dir/stdout.log`, `dir/stderr.log`; a scratch home and workdir beside them, removed
-    /// after the trial); `recorded`: the trial's recorded trace when replaying.
+    /// The agent of one trial of `task` at `place`: the loopback server (MCP and the model
+    /// proxy) started, the recipe's files written and the program started in `place.dir`
+    /// (`stdout.log`, `stderr.log`; a scratch `home` and `work` beside them, removed after the
+    /// trial); `recorded`: the trial's recorded trace when replaying (its model answers).
     pub fn start(
         &self,
         task: &TaskEnv,
@@ -316,6 +316,7 @@ struct Watcher {
 const POLL: Duration = Duration::from_millis(2);
 
 impl Watcher {
+    /// Watches `program` until it exits, `deadline` passes or the watcher is dropped.
     fn start(mut program: Program, bridge: BridgeHandle, deadline: Instant) -> Watcher {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stopping = stop.clone();
