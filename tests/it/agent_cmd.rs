@@ -171,6 +171,18 @@ fn an_sdk_agent_recovers_from_model_faults_and_its_trial_replays() {
     let stderr = std::fs::read_to_string(run.join("T002_email_triage/0/agent/stderr.log")).unwrap();
     assert!(stderr.contains("model: HTTP 500"), "{stderr}");
     assert!(!run.join("T002_email_triage/0/agent/home").exists());
+    // Every request the program sent, beside the logs (not in the trace).
+    let requests =
+        std::fs::read_to_string(run.join("T002_email_triage/0/agent/model_requests.jsonl"))
+            .unwrap();
+    let requests: Vec<Value> = requests
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(requests.len(), 13);
+    assert_eq!(requests[0]["path"], "/v1/chat/completions");
+    assert_eq!(requests[0]["body"]["stream"], true);
+    assert!(requests[12]["body"]["messages"].as_array().unwrap().len() > 10);
 
     // The replay runs the program again against the recorded answers: identical.
     let (same, text) = replay(&run, &[]);

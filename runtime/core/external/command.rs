@@ -144,8 +144,8 @@ impl CommandAgent {
 
     /// The agent of one trial of `task` at `place`: the loopback server (MCP and the model
     /// proxy) started, the recipe's files written and the program started in `place.dir`
-    /// (`stdout.log`, `stderr.log`; a scratch `home` and `work` beside them, removed after the
-    /// trial); `recorded`: the trial's recorded trace when replaying (its model answers).
+    /// (`stdout.log`, `stderr.log`, `model_requests.jsonl`; a scratch `home` and `work` beside
+    /// them, removed after the trial); `recorded`: the trial's recorded trace when replaying (its model answers).
     pub fn start(
         &self,
         task: &TaskEnv,
@@ -169,9 +169,13 @@ impl CommandAgent {
             ))),
         };
         let events = Arc::new(Mutex::new(Vec::new()));
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let requests = std::fs::File::create(dir.join("model_requests.jsonl"))
+            .with_context(|| format!("creating {}", dir.join("model_requests.jsonl").display()))?;
         let proxy = Arc::new(
             ModelProxy::new(source, place.faults.clone(), events.clone(), ledger)
-                .with_budget(place.max_tokens),
+                .with_budget(place.max_tokens)
+                .with_request_log(requests),
         );
         let tools = TrialTools::new(&task.tools, bridge.clone(), &task.system);
         let server = LoopbackServer::start(

@@ -132,6 +132,8 @@ pub struct ModelProxy {
     calls: AtomicU32,
     events: Arc<Mutex<Vec<EventKind>>>,
     ledger: Arc<Mutex<ModelLedger>>,
+    /// Where the requests are logged (JSONL), if anywhere.
+    requests: Option<Mutex<std::fs::File>>,
 }
 
 impl ModelProxy {
@@ -151,7 +153,25 @@ impl ModelProxy {
             calls: AtomicU32::new(0),
             events,
             ledger,
+            requests: None,
         }
+    }
+
+    /// Logs every request (`{"n", "wire", "path", "body"}` per line) to `file`. The requests
+    /// stay out of the trace: agent programs put host paths, dates and session ids in them.
+    pub fn with_request_log(mut self, file: std::fs::File) -> Self {
+        self.requests = Some(Mutex::new(file));
+        self
+    }
+
+    /// Appends request `n` to the request log.
+    fn log_request(&self, n: u32, wire: Wire, path: &str, body: &[u8]) {
+        let Some(file) = &self.requests else { return };
+        let body = serde_json::from_slice::<serde_json::Value>(body)
+            .unwrap_or_else(|_| String::from_utf8_lossy(body).into_owned().into());
+        let line = serde_json::json!({"n": n, "wire": wire_name(wire), "path": path, "body": body});
+        let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = std::io::Write::write_all(&mut *file, format!("{line}\n").as_bytes());
     }
 
     /// Refuses model requests once the answers have cost `budget` tokens (the trial's
@@ -181,6 +201,7 @@ impl ModelProxy {
             .map(|b| b.to_bytes())
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        self.log_request(n, wire, &path, &bytes);
         if let Some(budget) = self
             .budget
             .filter(|b| self.spent.load(Ordering::SeqCst) >= *b)
