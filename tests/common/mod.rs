@@ -194,7 +194,9 @@ pub fn trial_trace(run: &Path, task: &str, trial: u32) -> Vec<u8> {
         .iter()
         .flat_map(|j| {
             let text = std::fs::read_to_string(j).unwrap();
-            clawrun::report::read_journal(text.as_bytes(), "journal").unwrap()
+            clawrun::report::read_journal(text.as_bytes(), "journal")
+                .unwrap()
+                .0
         })
         .map(|s| s.record)
         .rfind(|r| r.task_id == task && r.trial == trial)

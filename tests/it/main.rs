@@ -31,6 +31,7 @@ mod claw_eval_grading_cli;
 mod cli_conventions;
 mod cli_exec;
 mod compile_cache;
+mod crash_safety;
 mod determinism;
 mod faults;
 mod faults_sandbox;

@@ -67,7 +67,7 @@ pub fn judge_command(args: JudgeArgs, quiet: bool) -> Result<i32> {
             let first_task = run_journals(&args.run)
                 .first()
                 .and_then(|j| read_journal(j).ok())
-                .and_then(|(records, _)| records.into_iter().next())
+                .and_then(|records| records.into_iter().next())
                 .map(|r| r.task_id)
                 .unwrap_or_default();
             if first_task.is_empty() {

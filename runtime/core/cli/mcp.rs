@@ -80,7 +80,7 @@ pub fn mcp_command(args: McpArgs) -> Result<i32> {
         width: None,
     };
     super::report::write_report_files(std::slice::from_ref(&out), &formats, 1)?;
-    let (records, _) = read_journal(&out.join("journal.jsonl"))?;
+    let records = read_journal(&out.join("journal.jsonl"))?;
     for r in &records {
         let verdict = r.verdict.as_ref().map_or_else(
             || format!("{:?}", r.status),

@@ -3,10 +3,10 @@
 //! differ in agent, model or settings are distinct arms, compared side by side.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, IsTerminal};
+use std::io::{BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 use clawrun_report::{
     ArmInput, Comparison, Inputs, Prices, RunHeader, Sourced, Summary, Timings, TrialRecord,
     TrialRows, TrialView,
@@ -121,7 +121,9 @@ pub fn timings(runs: &[PathBuf]) -> Result<Timings> {
         for path in files_named(run, "timings")? {
             let file = std::fs::File::open(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            out.read(file, &path.display().to_string())?;
+            for skipped in out.read(file, &path.display().to_string())? {
+                eprintln!("clawrun: warning: {skipped}; skipped (its wall time is not counted)");
+            }
         }
     }
     Ok(out)
@@ -150,18 +152,29 @@ pub fn latest_records(
             let file = std::fs::File::open(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
             let mut latest: BTreeMap<String, BTreeMap<u32, usize>> = BTreeMap::new();
-            for (i, line) in BufReader::new(file).lines().enumerate() {
-                let line = line.with_context(|| format!("reading {}", path.display()))?;
-                if line.trim().is_empty() {
-                    continue;
+            let mut lines = clawrun_report::JournalLines::new(BufReader::new(file));
+            let mut damage = Vec::new();
+            while let Some(line) = lines
+                .next_line()
+                .with_context(|| format!("reading {}", path.display()))?
+            {
+                match serde_json::from_str::<Key>(line.text) {
+                    Ok(key) => {
+                        latest
+                            .entry(key.task_id)
+                            .or_default()
+                            .insert(key.trial, line.number);
+                    }
+                    Err(e) => damage.push(clawrun_report::journal_lines::unparsable(&line, &e)),
                 }
-                let key: Key = serde_json::from_str(&line).map_err(|e| {
-                    anyhow!("{}:{}: not a journal record: {e}", path.display(), i + 1)
-                })?;
-                latest
-                    .entry(key.task_id)
-                    .or_default()
-                    .insert(key.trial, i + 1);
+            }
+            damage.extend(lines.torn().cloned());
+            // What a crash damaged is named; the intact records are reported.
+            for d in &damage {
+                eprintln!(
+                    "clawrun: warning: {}; skipped",
+                    d.describe(&path.display().to_string())
+                );
             }
             let keep: BTreeSet<usize> =
                 latest.into_values().flat_map(|t| t.into_values()).collect();
@@ -310,18 +323,29 @@ pub(super) fn views(
 ) -> Result<Vec<TrialView>> {
     let mut views = Vec::new();
     for (run, s) in sourced {
-        if !s.record.trace_present(run) {
-            let trace = run.join(s.record.trace_location());
-            return Err(anyhow!(
-                "{}: the trace of trial {} is missing, so the HTML report cannot show it \
-                 (hint: `clawrun run --resume --out {}` with the run's other options runs \
-                 trials whose trace is missing again; without --html the report needs no traces)",
-                trace.display(),
-                s.record.key(),
-                run.display()
-            ));
-        }
-        let mut view = TrialView::load(run, s.record.clone())?;
+        // A trace that is missing or damaged (a crash, a folder copied in part) is named;
+        // the trial is still listed, with its record and without its steps.
+        let mut view = match TrialView::load(run, s.record.clone()) {
+            Ok(view) => view,
+            Err(e) => {
+                eprintln!(
+                    "clawrun: warning: {e}: trial {} is shown without its trace (hint: \
+                     `clawrun run --resume --out {}` with the run's other options runs it again)",
+                    s.record.key(),
+                    run.display()
+                );
+                let mut record = s.record.clone();
+                record.error = Some(format!("the trace could not be read: {e}"));
+                TrialView {
+                    record,
+                    events: Vec::new(),
+                    diff: None,
+                    wall_ms: None,
+                    arm: None,
+                    src: None,
+                }
+            }
+        };
         let changes = run
             .join(s.record.task_id.as_str())
             .join(s.record.trial.to_string())
@@ -391,8 +415,7 @@ fn write_reports_printing(
     let mut summary = summary?;
     summary.runs = arms.into_iter().flat_map(|a| a.headers).collect();
     if let Some(md) = &formats.markdown {
-        std::fs::write(md, clawrun_report::render_markdown(&summary))
-            .with_context(|| format!("writing {}", md.display()))?;
+        write_whole(md, clawrun_report::render_markdown(&summary).as_bytes())?;
     }
     if let Some(html) = &formats.html {
         super::report_html::write_html(html, &summary, runs, &inputs.timings)?;
@@ -409,6 +432,23 @@ fn write_reports_printing(
         )?;
     }
     Ok(())
+}
+
+/// A temporary file beside `path` (`.NAME.tmp`), renamed over it once whole.
+pub(super) fn temporary_beside(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or("report".into(), |n| n.to_string_lossy());
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// Writes `bytes` to `path` whole or not at all: to a temporary file beside it, then renamed
+/// over it (a crash meanwhile leaves the old report, never a torn one).
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temporary_beside(path);
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Writes the comparison of `arms` (two or more).
@@ -448,19 +488,20 @@ fn write_comparison(
     }
     let comparison = Comparison::build(inputs, (k > 0).then_some(k))?;
     if let Some(md) = &formats.markdown {
-        std::fs::write(md, clawrun_report::render_comparison_markdown(&comparison))
-            .with_context(|| format!("writing {}", md.display()))?;
+        write_whole(
+            md,
+            clawrun_report::render_comparison_markdown(&comparison).as_bytes(),
+        )?;
     }
     if let Some(html) = &formats.html {
         let mut all = Vec::new();
         for (arm, (sourced, timings)) in comparison.arms.iter().zip(&loaded) {
             all.extend(views(sourced, timings, Some(&arm.name))?);
         }
-        std::fs::write(
+        write_whole(
             html,
-            clawrun_report::render_comparison_html(&comparison, &all),
-        )
-        .with_context(|| format!("writing {}", html.display()))?;
+            clawrun_report::render_comparison_html(&comparison, &all).as_bytes(),
+        )?;
     }
     if formats.json {
         super::output::write_with(|out| clawrun_report::write_comparison_json(&comparison, out))?;

@@ -342,7 +342,10 @@ impl SpilledIndex {
             .into_inner()
             .map_err(|e| e.into_error())
             .with_context(|| format!("writing {}", self.path.display()))?;
-        let page = File::create(html).with_context(|| format!("writing {}", html.display()))?;
+        // Written beside the page and renamed over it at the end, so that a crash meanwhile
+        // leaves the old page or the new one, never a torn one.
+        let tmp = super::report::temporary_beside(html);
+        let page = File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
         let mut page = BufWriter::new(page);
         let mut buf = Vec::new();
         // Copies one spilled range into the page.
@@ -369,6 +372,7 @@ impl SpilledIndex {
             page.flush()
         };
         written()
+            .and_then(|()| std::fs::rename(&tmp, html))
             .with_context(|| format!("writing {} from {}", html.display(), self.path.display()))
     }
 }

@@ -281,7 +281,7 @@ pub fn read_script(path: &Path) -> Result<(Vec<Step>, String)> {
 }
 
 /// Where each trial of an earlier run folder keeps its trace, by (task, trial).
-type TraceIndex = BTreeMap<(String, u32), (String, Option<TraceSpan>)>;
+type TraceIndex = BTreeMap<(String, u32), (String, Option<TraceSpan>, Option<String>)>;
 
 /// An earlier run folder whose trials `--agent replay:RUN` plays back. Where each trial's
 /// trace is (its pack and span) is read from the folder's journals once, on first use, and
@@ -310,7 +310,7 @@ impl RecordedRun {
     /// was recorded more than once).
     pub fn trace(&self, task_id: &str, trial: u32) -> Result<Vec<Event>> {
         let index = self.index()?;
-        let Some((trace, span)) = index.get(&(task_id.to_string(), trial)) else {
+        let Some((trace, span, hash)) = index.get(&(task_id.to_string(), trial)) else {
             return Err(anyhow!(
                 "{}: the run recorded no trial {task_id}/{trial} (replay plays the trials its \
                  journal holds)",
@@ -318,7 +318,7 @@ impl RecordedRun {
             ));
         };
         let location = self.dir.join(trace_file::trace_location(trace, *span));
-        let bytes = trace_file::read_trace_bytes(&self.dir, trace, *span)
+        let bytes = trace_file::read_trace_bytes(&self.dir, trace, *span, hash.as_deref())
             .with_context(|| format!("reading the recorded trace {}", location.display()))?;
         read_trace(bytes.as_slice()).map_err(|e| anyhow!("{}: {e}", location.display()))
     }
@@ -332,7 +332,10 @@ impl RecordedRun {
         let mut index = TraceIndex::new();
         for journal in run_journals(&self.dir) {
             scan_heads(&journal, |_, head| {
-                index.insert((head.task_id, head.trial), (head.trace, head.trace_span));
+                index.insert(
+                    (head.task_id, head.trial),
+                    (head.trace, head.trace_span, head.trace_hash),
+                );
             })?;
         }
         let index = Arc::new(index);

@@ -10,12 +10,13 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use clawrun_report::journal_lines::{Damage, JournalLines, unparsable};
 use clawrun_report::{Status, TraceSpan, TrialRecord};
 
 /// Lines written between two syncs at most.
@@ -33,7 +34,7 @@ pub struct Journal {
     unsynced: usize,
     since: Instant,
     /// Files synced before each group of lines: the trace packs the lines name.
-    first: Vec<Arc<File>>,
+    first: Vec<(PathBuf, Arc<File>)>,
 }
 
 /// What the run itself reads of a journal line: the trial, its status and what `--resume`
@@ -57,69 +58,76 @@ pub struct RecordHead {
     /// The span of `trace` that is its trace, when `trace` is a pack.
     #[serde(default)]
     pub trace_span: Option<TraceSpan>,
+    /// blake3 of its trace bytes, when recorded.
+    #[serde(default)]
+    pub trace_hash: Option<String>,
 }
 
-/// Reads the complete lines of the journal at `path` one at a time (none if it does not
-/// exist), giving each non-blank line's number (from 1) and its text to `each`; returns the
-/// byte length of the complete lines. A torn last line (no newline) is left out.
-fn scan_lines(path: &Path, mut each: impl FnMut(usize, &str) -> Result<()>) -> Result<u64> {
+/// What a scan of a journal found besides its records.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// The byte length of the complete lines (where a torn last line starts).
+    pub complete_len: u64,
+    /// Lines that are not records and the torn last line, in file order.
+    pub damage: Vec<Damage>,
+}
+
+impl Scan {
+    /// Says on stderr what was skipped of the journal at `path` (nothing when intact).
+    pub fn note(&self, path: &Path) {
+        for d in &self.damage {
+            eprintln!(
+                "clawrun: warning: {}; skipped",
+                d.describe(&path.display().to_string())
+            );
+        }
+    }
+}
+
+/// Parses each complete line of the journal at `path` (none if it does not exist) as `T`, one
+/// at a time, giving its line number (from 1) and the value to `each`. Lines that are not
+/// records (damaged by a crash) and a torn last line are skipped and returned in the
+/// [`Scan`].
+fn scan<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    mut each: impl FnMut(usize, T),
+) -> Result<Scan> {
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Scan::default()),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
     };
-    let mut reader = BufReader::new(file);
-    let mut good = 0u64;
-    let mut line = String::new();
-    let mut number = 0;
-    loop {
-        line.clear();
-        let n = reader
-            .read_line(&mut line)
-            .with_context(|| format!("reading {}", path.display()))?;
-        if n == 0 || !line.ends_with('\n') {
-            break;
+    let mut lines = JournalLines::new(BufReader::new(file));
+    let mut damage = Vec::new();
+    while let Some(line) = lines
+        .next_line()
+        .with_context(|| format!("reading {}", path.display()))?
+    {
+        match serde_json::from_str::<T>(line.text) {
+            Ok(value) => each(line.number, value),
+            Err(e) => damage.push(unparsable(&line, &e)),
         }
-        number += 1;
-        // Blank lines (a hand-edited journal) are skipped, as the report's reader does.
-        if !line.trim().is_empty() {
-            each(number, line.trim_end())?;
-        }
-        good += n as u64;
     }
-    Ok(good)
-}
-
-/// `line` (number `number` of the journal at `path`) parsed as `T`, or an error saying the
-/// journal is damaged and what to do.
-fn parse_line<T: serde::de::DeserializeOwned>(path: &Path, number: usize, line: &str) -> Result<T> {
-    serde_json::from_str(line).with_context(|| {
-        format!(
-            "{}:{number}: not a trial record (the journal is damaged; move the line away and run again with --resume)",
-            path.display()
-        )
+    damage.extend(lines.torn().cloned());
+    Ok(Scan {
+        complete_len: lines.complete_len(),
+        damage,
     })
 }
 
-/// Reads every complete record of the journal at `path` (none if it does not exist); returns
-/// them with the byte length of the complete lines.
-pub fn read_journal(path: &Path) -> Result<(Vec<TrialRecord>, u64)> {
+/// Reads every record of the journal at `path` (none if it does not exist); what is damaged
+/// is skipped with a warning on stderr.
+pub fn read_journal(path: &Path) -> Result<Vec<TrialRecord>> {
     let mut records = Vec::new();
-    let good = scan_lines(path, |number, line| {
-        records.push(parse_line(path, number, line)?);
-        Ok(())
-    })?;
-    Ok((records, good))
+    scan(path, |_, record| records.push(record))?.note(path);
+    Ok(records)
 }
 
 /// The [`RecordHead`] of every complete line of the journal at `path`, one at a time, with
-/// its line number (from 1); returns the byte length of the complete lines. Memory does not
-/// grow with the journal.
-pub fn scan_heads(path: &Path, mut each: impl FnMut(usize, RecordHead)) -> Result<u64> {
-    scan_lines(path, |number, line| {
-        each(number, parse_line(path, number, line)?);
-        Ok(())
-    })
+/// its line number (from 1); damaged lines are skipped and returned in the [`Scan`]. Memory
+/// does not grow with the journal.
+pub fn scan_heads(path: &Path, each: impl FnMut(usize, RecordHead)) -> Result<Scan> {
+    scan(path, each)
 }
 
 /// The latest status of each trial in the journal at `path` (a later record of a trial
@@ -134,11 +142,80 @@ pub fn latest_statuses(path: &Path) -> Result<BTreeMap<String, BTreeMap<u32, Sta
     Ok(out)
 }
 
+/// The file beside journal `path` that keeps the lines a repair took out of it
+/// (`journal.damaged.jsonl`, `journal.shard-0-of-2.damaged.jsonl`).
+pub fn damaged_path(path: &Path) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!("{stem}.damaged.jsonl"))
+}
+
+/// Takes the damaged lines of the journal at `path` out of it: they are appended, as found,
+/// to [`damaged_path`] (nothing is lost), and the journal is rewritten without them (through
+/// a temporary file and a rename, so that a crash meanwhile leaves one of the two whole).
+fn repair(path: &Path, damage: &[Damage]) -> Result<()> {
+    let bad: BTreeMap<u64, u64> = damage.iter().map(|d| (d.offset, d.len)).collect();
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let (mut kept, mut taken) = (Vec::with_capacity(bytes.len()), Vec::new());
+    let mut at = 0usize;
+    for (&offset, &len) in &bad {
+        let (offset, end) = (offset as usize, (offset + len) as usize);
+        kept.extend_from_slice(&bytes[at..offset]);
+        taken.extend_from_slice(&bytes[offset..end]);
+        if taken.last() != Some(&b'\n') {
+            taken.push(b'\n');
+        }
+        at = end;
+    }
+    kept.extend_from_slice(&bytes[at..]);
+    let side = damaged_path(path);
+    let mut out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&side)
+        .with_context(|| format!("opening {}", side.display()))?;
+    out.write_all(&taken)
+        .and_then(|()| out.sync_data())
+        .with_context(|| format!("writing {}", side.display()))?;
+    let tmp = path.with_extension("jsonl.tmp");
+    let mut file = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    file.write_all(&kept)
+        .and_then(|()| file.sync_data())
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("rewriting {}", path.display()))?;
+    Ok(())
+}
+
 impl Journal {
-    /// Opens (creating) the journal at `path` for appending, cutting a torn last line (every
-    /// complete line must be a record).
+    /// Opens (creating) the journal at `path` for appending. What a crash damaged is repaired
+    /// first, saying so on stderr: a torn last line is cut off; lines that are not records
+    /// (after a power loss) are moved to [`damaged_path`]. Their trials run again.
     pub fn open(path: &Path) -> Result<Journal> {
-        let good = scan_heads(path, |_, _| {})?;
+        let scan = scan_heads(path, |_, _| {})?;
+        scan.note(path);
+        let torn_only = scan.damage.iter().all(|d| d.offset >= scan.complete_len);
+        if !torn_only {
+            let lines: Vec<Damage> = scan
+                .damage
+                .iter()
+                .filter(|d| d.offset < scan.complete_len)
+                .cloned()
+                .collect();
+            repair(path, &lines)?;
+            eprintln!(
+                "clawrun: note: {} damaged line(s) of {} moved to {}; their trials run again",
+                lines.len(),
+                path.display(),
+                damaged_path(path).display()
+            );
+        }
+        let good = if torn_only {
+            scan.complete_len
+        } else {
+            scan_heads(path, |_, _| {})?.complete_len
+        };
         let mut file = OpenOptions::new()
             .create(true)
             .read(true)
@@ -159,7 +236,7 @@ impl Journal {
 
     /// Syncs `files` (the run's trace packs) before each group of lines, so that no line on
     /// disk names trace bytes that are not.
-    pub fn sync_first(&mut self, files: Vec<Arc<File>>) {
+    pub fn sync_first(&mut self, files: Vec<(PathBuf, Arc<File>)>) {
         self.first = files;
     }
 
@@ -189,6 +266,7 @@ impl Journal {
         self.file
             .write_all(&bytes)
             .with_context(|| format!("appending to {}", self.path.display()))?;
+        super::crash::point("journal-written");
         if self.unsynced == 0 {
             self.since = Instant::now();
         }
@@ -204,13 +282,18 @@ impl Journal {
         if self.unsynced == 0 {
             return Ok(());
         }
-        for file in &self.first {
+        let out = self.path.parent().unwrap_or(Path::new(""));
+        for (path, file) in &self.first {
             file.sync_data()
-                .with_context(|| format!("syncing a trace pack of {}", self.path.display()))?;
+                .with_context(|| format!("syncing {}", path.display()))?;
+            super::crash::synced(out, path, file.metadata().map_or(0, |m| m.len()));
         }
+        super::crash::point("packs-synced");
         self.file
             .sync_data()
             .with_context(|| format!("syncing {}", self.path.display()))?;
+        super::crash::synced(out, &self.path, self.file.metadata().map_or(0, |m| m.len()));
+        super::crash::point("journal-synced");
         self.unsynced = 0;
         Ok(())
     }
@@ -274,7 +357,7 @@ mod tests {
         let whole = whole.trim_end();
         std::fs::write(&path, format!("{whole}\n{}", &whole[..whole.len() / 2])).unwrap();
         let mut journal = Journal::open(&path).unwrap();
-        let (records, _) = read_journal(&path).unwrap();
+        let records = read_journal(&path).unwrap();
         assert_eq!(records.len(), 1);
         journal.append(&records[0]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -296,13 +379,13 @@ mod tests {
             journal.append(&record).unwrap();
         }
         // Written at once (a killed process loses none), synced as a group.
-        assert_eq!(read_journal(&path).unwrap().0.len(), SYNC_EVERY - 1);
+        assert_eq!(read_journal(&path).unwrap().len(), SYNC_EVERY - 1);
         assert_eq!(journal.unsynced, SYNC_EVERY - 1);
         journal.append(&record).unwrap();
         assert_eq!(journal.unsynced, 0, "a full group is synced");
         journal.append(&record).unwrap();
         assert_eq!(journal.unsynced, 1);
         drop(journal);
-        assert_eq!(read_journal(&path).unwrap().0.len(), SYNC_EVERY + 1);
+        assert_eq!(read_journal(&path).unwrap().len(), SYNC_EVERY + 1);
     }
 }

@@ -3,6 +3,8 @@
 //! the task hashes, the versions — read, merged on `--resume`, and written atomically (shards
 //! read each other's).
 
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -219,9 +221,14 @@ pub(crate) fn merge_into(current: &mut Value, recorded: &Value) {
 /// Writes the manifest atomically (a whole file or none: shards read each other's).
 pub(crate) fn write_manifest(path: &Path, doc: &Value) -> Result<()> {
     let tmp: PathBuf = path.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(doc)?)
+    // Synced before the rename, so that a power loss leaves the old manifest or the new one.
+    let bytes = serde_json::to_vec_pretty(doc)?;
+    File::create(&tmp)
+        .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_data()))
         .and_then(|()| std::fs::rename(&tmp, path))
-        .with_context(|| format!("writing {}", path.display()))
+        .with_context(|| format!("writing {}", path.display()))?;
+    super::crash::point("manifest-written");
+    Ok(())
 }
 
 /// Whether `dir` is a suite holding the task `task_id`.

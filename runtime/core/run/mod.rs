@@ -2,7 +2,9 @@
 //! journal synced in groups, traces in one pack per worker, `--resume`, `--shard`, and the report at the end.
 //!
 //! - [`agent_spec`]: `--agent` and how an agent is built per trial.
-//! - [`journal`]: `journal.jsonl`, torn-line safe.
+//! - [`crash`]: the crash-safety tests' hooks (crash points, a log of syncs).
+//! - [`journal`]: `journal.jsonl`: what a crash damaged is named, set aside, run again.
+//! - [`lock`]: one writer per run folder (or shard).
 //! - [`manifest`]: `run.json`, what a run was asked.
 //! - [`model_settings`]: `--model-config` and the agent's model flags.
 //! - [`preflight`]: the checks before a run folder is made (files, keys, a probe request).
@@ -19,8 +21,10 @@
 
 pub mod agent_spec;
 pub mod claw_eval_grading;
+pub mod crash;
 pub mod grading;
 pub mod journal;
+pub mod lock;
 pub mod manifest;
 pub mod model_settings;
 pub mod preflight;

@@ -126,7 +126,7 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
     }
     let mut latest: BTreeMap<(String, u32), TrialRecord> = BTreeMap::new();
     for path in &journals {
-        for r in read_journal(path)?.0 {
+        for r in read_journal(path)? {
             latest.insert((r.task_id.clone(), r.trial), r);
         }
     }

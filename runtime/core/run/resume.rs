@@ -18,14 +18,16 @@
 //!   version, and the shard layout of the folder. Records of another configuration cannot be
 //!   told apart in the report; such a run continues in another `--out`.
 //!
-//! A scored trial whose trace is gone (its file, or the part of its trace pack it names) is run
-//! again (with a note on stderr).
+//! A scored trial whose trace is gone or damaged (its file, or the part of its trace pack it
+//! names, missing or not of the blake3 its record keeps) is run again (with a note on stderr).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use anyhow::Result;
-use clawrun_report::{Status, trace_file};
+use clawrun_report::{Status, TraceSpan, trace_file};
 use serde_json::{Map, Value, json};
 
 use super::journal::{RecordHead, scan_heads};
@@ -141,24 +143,23 @@ pub fn prepare(
 
     // The latest record of each trial with its journal line (from 1), read one line at a time.
     let mut latest: BTreeMap<(String, u32), (usize, RecordHead)> = BTreeMap::new();
-    // The end of the last whole trace each pack's records name (superseded records included):
-    // a trace the pack holds only in part is cut with the rest.
-    let mut pack_ends: BTreeMap<String, u64> = BTreeMap::new();
-    let mut pack_lens: BTreeMap<String, u64> = BTreeMap::new();
+    // Every span a record names (superseded records included), by pack: each is checked, and
+    // a pack keeps up to the end of the last whole, intact trace (the rest — traces of trials
+    // whose record was lost, bytes a crash damaged — is cut, and those trials run again).
+    let mut spans: BTreeMap<String, Vec<(usize, TraceSpan, Option<String>)>> = BTreeMap::new();
     if options.resume {
         scan_heads(journal_path, |line, head| {
             if let Some(span) = head.trace_span {
-                let len = *pack_lens.entry(head.trace.clone()).or_insert_with(|| {
-                    std::fs::metadata(options.out.join(&head.trace)).map_or(0, |m| m.len())
-                });
-                if span.end() <= len {
-                    let end = pack_ends.entry(head.trace.clone()).or_default();
-                    *end = (*end).max(span.end());
-                }
+                spans.entry(head.trace.clone()).or_default().push((
+                    line,
+                    span,
+                    head.trace_hash.clone(),
+                ));
             }
             latest.insert((head.task_id.clone(), head.trial), (line, head));
         })?;
     }
+    let (pack_ends, intact) = check_packs(&options.out, &spans);
     let journal_name = file_name(journal_path);
     if options.resume && recorded.is_none() && !latest.is_empty() {
         notes.push(format!(
@@ -230,7 +231,7 @@ pub fn prepare(
         .iter()
         .map(|t| (t.id(), t.loaded.hash_hex()))
         .collect();
-    for ((task, trial), (_, record)) in &latest {
+    for ((task, trial), (line, record)) in &latest {
         let Some(hash) = hashes.get(task.as_str()) else {
             continue;
         };
@@ -238,10 +239,19 @@ pub fn prepare(
         {
             continue;
         }
-        if !trace_file::trace_present(&options.out, &record.trace, record.trace_span) {
+        let whole = match record.trace_span {
+            Some(_) => intact.contains(line),
+            None => trace_file::trace_intact(
+                &options.out,
+                &record.trace,
+                None,
+                record.trace_hash.as_deref(),
+            ),
+        };
+        if !whole {
             let location = trace_file::trace_location(&record.trace, record.trace_span);
             eprintln!(
-                "clawrun: note: {} is missing: running trial {task}/{trial} again",
+                "clawrun: note: {} is missing or damaged: running trial {task}/{trial} again",
                 options.out.join(location).display()
             );
             continue;
@@ -252,6 +262,53 @@ pub fn prepare(
         finished,
         pack_ends,
     })
+}
+
+/// Checks every span the journal names in each trace pack under `out`: the span is inside the
+/// file and, when the record keeps its hash, its bytes have that hash. Returns, by pack, the
+/// end of the last intact span (what a reopened pack keeps), and the journal lines whose
+/// trace is intact.
+fn check_packs(
+    out: &Path,
+    spans: &BTreeMap<String, Vec<(usize, TraceSpan, Option<String>)>>,
+) -> (BTreeMap<String, u64>, BTreeSet<usize>) {
+    let mut ends = BTreeMap::new();
+    let mut intact = BTreeSet::new();
+    for (pack, spans) in spans {
+        let Ok(path) = trace_file::inside(out, pack) else {
+            eprintln!(
+                "clawrun: warning: the journal names `{pack}` as a trace pack, which is not a \
+                 file of the run folder; its trials run again"
+            );
+            continue;
+        };
+        let Ok(mut file) = File::open(&path) else {
+            continue;
+        };
+        let len = file.metadata().map_or(0, |m| m.len());
+        let mut buf = Vec::new();
+        for (line, span, hash) in spans {
+            if span.end() > len || span.offset.checked_add(span.len).is_none() {
+                continue;
+            }
+            let ok = match hash {
+                None => true,
+                Some(hash) => {
+                    buf.resize(span.len as usize, 0);
+                    file.seek(SeekFrom::Start(span.offset))
+                        .and_then(|_| file.read_exact(&mut buf))
+                        .is_ok()
+                        && trace_file::trace_hash(&buf) == *hash
+                }
+            };
+            if ok {
+                intact.insert(*line);
+                let end = ends.entry(pack.clone()).or_insert(0);
+                *end = span.end().max(*end);
+            }
+        }
+    }
+    (ends, intact)
 }
 
 /// A refusal when `other` (another manifest in the folder) is laid out in other shards than

@@ -149,13 +149,16 @@ pub struct RunResult {
     pub interrupted: bool,
     /// The selected tasks skipped as unsupported (also in `run.json`'s `skipped`).
     pub skipped: Vec<Skipped>,
+    /// The run folder's writer lock, held until the result is dropped (the CLI writes the
+    /// reports meanwhile).
+    pub lock: super::lock::RunLock,
 }
 
 impl RunResult {
     /// Every record in the journal, the latest per trial, read from the journal (a long run
     /// holds none in memory).
     pub fn records(&self) -> Result<Vec<TrialRecord>> {
-        let (records, _) = super::journal::read_journal(&self.journal)?;
+        let records = super::journal::read_journal(&self.journal)?;
         Ok(latest(records).into_values().collect())
     }
 }
@@ -344,6 +347,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
 
     std::fs::create_dir_all(&options.out)
         .with_context(|| format!("creating the run folder {}", options.out.display()))?;
+    // Held to the end of the run (reports included); released by the kernel on any exit.
+    let lock = super::lock::RunLock::acquire(&options.out, options.shard)?;
     let journal_path = options.out.join(match options.shard {
         Some(s) => format!("journal.shard-{}-of-{}.jsonl", s.index, s.count),
         None => "journal.jsonl".to_string(),
@@ -560,6 +565,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             }
             journal.append_lines(&lines)?;
             timings.flush()?;
+            super::crash::point("timings-written");
             bar.set_message(format!(
                 "pass {:.1}% ({passed}/{scored}){}",
                 100.0 * passed as f64 / scored.max(1) as f64,
@@ -608,6 +614,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         ran,
         interrupted: interrupted(),
         skipped,
+        lock,
     })
 }
 

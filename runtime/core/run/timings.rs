@@ -3,13 +3,13 @@
 //! hashes or scores; only the report's totals read this file.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
-use clawrun_report::{TimingLine, TrialRecord};
+use clawrun_report::{JournalLines, TimingLine, TrialRecord};
 
 use super::shard::Shard;
 
@@ -24,7 +24,9 @@ pub struct TimingsFile {
 }
 
 impl TimingsFile {
-    /// Opens (creating) the run folder's timings file for this invocation's shard.
+    /// Opens (creating) the run folder's timings file for this invocation's shard, cutting a
+    /// torn last line (a run killed mid-write) so that the lines appended now start on a
+    /// line of their own.
     pub fn open(out: &Path, shard: Option<Shard>) -> Result<TimingsFile> {
         let path = out.join(match shard {
             Some(s) => format!("timings.shard-{}-of-{}.jsonl", s.index, s.count),
@@ -33,8 +35,19 @@ impl TimingsFile {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .read(true)
             .open(&path)
             .with_context(|| format!("opening {}", path.display()))?;
+        let mut lines = JournalLines::new(BufReader::new(&file));
+        while lines
+            .next_line()
+            .with_context(|| format!("reading {}", path.display()))?
+            .is_some()
+        {}
+        if lines.torn().is_some() {
+            file.set_len(lines.complete_len())
+                .with_context(|| format!("cutting the torn last line of {}", path.display()))?;
+        }
         Ok(TimingsFile {
             file,
             path,

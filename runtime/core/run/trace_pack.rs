@@ -30,6 +30,8 @@ pub struct TracePack {
     file: Arc<File>,
     /// Its path relative to the run folder (`traces/0.jsonl`): what records name.
     rel: String,
+    /// Its path.
+    path: PathBuf,
     /// Its length: where the next trace starts.
     len: u64,
 }
@@ -56,6 +58,7 @@ impl TracePack {
         Ok(TracePack {
             file: Arc::new(file),
             rel,
+            path,
             len,
         })
     }
@@ -74,13 +77,14 @@ impl TracePack {
             return Err(e).with_context(|| format!("appending a trace to {}", self.rel));
         }
         self.len = span.end();
+        super::crash::point("trace-written");
         Ok((self.rel.clone(), span))
     }
 
-    /// The open file, for the journal to sync before its lines (see
+    /// The open file and its path, for the journal to sync before its lines (see
     /// [`super::journal::Journal::sync_first`]).
-    pub fn file(&self) -> Arc<File> {
-        Arc::clone(&self.file)
+    pub fn file(&self) -> (PathBuf, Arc<File>) {
+        (self.path.clone(), Arc::clone(&self.file))
     }
 }
 
@@ -150,7 +154,7 @@ impl TraceWriter {
 
     /// The pack's file, for the journal to sync before its lines; none for per-trial files
     /// (which, as before packs, the journal does not sync).
-    pub fn pack_file(&self) -> Option<Arc<File>> {
+    pub fn pack_file(&self) -> Option<(PathBuf, Arc<File>)> {
         match self {
             TraceWriter::Pack(pack) => Some(pack.file()),
             TraceWriter::Files(_) => None,
@@ -185,7 +189,7 @@ mod tests {
         assert_eq!(rel, "traces/0.jsonl");
         assert_eq!((a.offset, a.len, b.offset, b.len), (0, 8, 8, 16));
         let read =
-            |span| clawrun_report::trace_file::read_trace_bytes(dir.path(), &rel, Some(span));
+            |span| clawrun_report::trace_file::read_trace_bytes(dir.path(), &rel, Some(span), None);
         assert_eq!(read(b).unwrap(), b"{\"b\":2}\n{\"c\":3}\n");
         drop(pack);
 

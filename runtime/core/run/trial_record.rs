@@ -128,6 +128,7 @@ pub fn run_and_record(
         task_hash: task.loaded.hash_hex(),
         trace,
         trace_span,
+        trace_hash: Some(clawrun_report::trace_file::trace_hash(&worker.trace_buffer)),
         verdict,
         grader,
         native_verdict,

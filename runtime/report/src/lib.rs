@@ -21,6 +21,7 @@
 pub mod compare;
 pub mod error;
 pub mod header;
+pub mod journal_lines;
 pub mod prices;
 pub mod record;
 pub mod render;
@@ -33,6 +34,7 @@ pub mod view;
 pub use self::compare::{ArmInput, Comparison};
 pub use self::error::ReportError;
 pub use self::header::RunHeader;
+pub use self::journal_lines::{Damage, JournalLines};
 pub use self::prices::Prices;
 pub use self::record::{
     Group, JournalReader, Judgement, Sourced, Status, TrialRecord, read_journal,

@@ -9,7 +9,8 @@ use clawrun_judge::Verdict;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ReportError;
-use crate::trace_file::{TraceSpan, read_trace_bytes, trace_location, trace_present};
+use crate::journal_lines::{Damage, JournalLines, unparsable};
+use crate::trace_file::{TraceSpan, read_trace_bytes, trace_intact, trace_location};
 
 pub use clawrun_task::Group;
 
@@ -99,6 +100,11 @@ pub struct TrialRecord {
     /// The bytes of `trace` that are this trial's trace; absent when the whole file is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_span: Option<TraceSpan>,
+    /// blake3 of the trial's trace bytes (hex), checked whenever the trace is read back, so
+    /// that bytes a crash left behind are never taken for the trial's trace; absent in runs
+    /// made before it was recorded (their traces are checked by length only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_hash: Option<String>,
     /// The judge's verdict (`None` for infrastructure and task errors).
     pub verdict: Option<Verdict>,
     /// The grader that gave `verdict`: absent for clawrun's declarative and native rubric,
@@ -198,14 +204,26 @@ impl TrialRecord {
         self
     }
 
-    /// The bytes of the trial's trace in run folder `run_dir`.
+    /// The bytes of the trial's trace in run folder `run_dir`, checked against
+    /// [`trace_hash`](Self::trace_hash) (an `InvalidData` error when they differ).
     pub fn trace_bytes(&self, run_dir: &Path) -> std::io::Result<Vec<u8>> {
-        read_trace_bytes(run_dir, &self.trace, self.trace_span)
+        read_trace_bytes(
+            run_dir,
+            &self.trace,
+            self.trace_span,
+            self.trace_hash.as_deref(),
+        )
     }
 
-    /// Whether the trial's whole trace is in run folder `run_dir`.
+    /// Whether the trial's whole trace is in run folder `run_dir`, intact: the file holds
+    /// the span, and the bytes have the recorded hash (read and hashed when one is recorded).
     pub fn trace_present(&self, run_dir: &Path) -> bool {
-        trace_present(run_dir, &self.trace, self.trace_span)
+        trace_intact(
+            run_dir,
+            &self.trace,
+            self.trace_span,
+            self.trace_hash.as_deref(),
+        )
     }
 
     /// Where the trial's trace is, for messages (`traces/0.jsonl bytes 120..4410`).
@@ -228,32 +246,49 @@ pub struct Sourced {
     pub record: TrialRecord,
 }
 
-/// Reads a journal; `name` labels its records (`name:line`). Blank lines are skipped.
-pub fn read_journal(input: impl BufRead, name: &str) -> Result<Vec<Sourced>, ReportError> {
-    JournalReader::new(input, name).collect()
+/// Reads every record of a journal (see [`JournalReader`]); lines that are not records are
+/// skipped, and returned beside the records.
+pub fn read_journal(
+    input: impl BufRead,
+    name: &str,
+) -> Result<(Vec<Sourced>, Vec<Damage>), ReportError> {
+    let mut reader = JournalReader::new(input, name);
+    let records = (&mut reader).collect::<Result<Vec<_>, _>>()?;
+    Ok((records, reader.damage()))
 }
 
-/// A journal's records one at a time (see [`read_journal`]), so long journals are read in
-/// constant memory.
+/// A journal's records one at a time, in constant memory. What a crash damaged (a torn last
+/// line; lines that are not records, where unsynced bytes never reached the disk) is skipped
+/// and kept in [`damage`](Self::damage), for the caller to name: the intact records are
+/// still read.
 pub struct JournalReader<R> {
-    lines: std::io::Lines<R>,
+    lines: JournalLines<R>,
     name: String,
     line: usize,
+    damaged: Vec<Damage>,
 }
 
 impl<R: BufRead> JournalReader<R> {
     /// Reads `input`, labelling records `name:line`.
     pub fn new(input: R, name: &str) -> Self {
         JournalReader {
-            lines: input.lines(),
+            lines: JournalLines::new(input),
             name: name.to_string(),
             line: 0,
+            damaged: Vec::new(),
         }
     }
 
     /// The line (1-based) of the record returned last.
     pub fn line(&self) -> usize {
         self.line
+    }
+
+    /// What was skipped so far as damaged (with the torn last line, once reached).
+    pub fn damage(&self) -> Vec<Damage> {
+        let mut all = self.damaged.clone();
+        all.extend(self.lines.torn().cloned());
+        all
     }
 }
 
@@ -262,10 +297,9 @@ impl<R: BufRead> Iterator for JournalReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let line = self.lines.next()?;
-            self.line += 1;
-            let line = match line {
-                Ok(l) => l,
+            let line = match self.lines.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => return None,
                 Err(e) => {
                     return Some(Err(ReportError::Read {
                         source_name: self.name.clone(),
@@ -273,21 +307,19 @@ impl<R: BufRead> Iterator for JournalReader<R> {
                     }));
                 }
             };
-            if line.trim().is_empty() {
-                continue;
-            }
-            return Some(
-                serde_json::from_str::<TrialRecord>(&line)
-                    .map(|record| Sourced {
-                        source: format!("{}:{}", self.name, self.line),
+            match serde_json::from_str::<TrialRecord>(line.text) {
+                Ok(record) => {
+                    self.line = line.number;
+                    return Some(Ok(Sourced {
+                        source: format!("{}:{}", self.name, line.number),
                         record,
-                    })
-                    .map_err(|e| ReportError::Parse {
-                        source_name: self.name.clone(),
-                        line: self.line,
-                        message: e.to_string(),
-                    }),
-            );
+                    }));
+                }
+                Err(e) => {
+                    let damage = unparsable(&line, &e);
+                    self.damaged.push(damage);
+                }
+            }
         }
     }
 }

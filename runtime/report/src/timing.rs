@@ -4,11 +4,12 @@
 //! runs); only the report's totals read it.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::ReportError;
+use crate::journal_lines::JournalLines;
 
 /// One line of `timings.jsonl`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,35 +61,22 @@ pub struct Timings {
 }
 
 impl Timings {
-    /// Adds the lines of one timings file, read one at a time; `name` labels errors
-    /// (`name:line`). A torn last line (no newline: the run was killed mid-write) is ignored.
-    pub fn read(&mut self, input: impl Read, name: &str) -> Result<(), ReportError> {
-        let mut input = BufReader::new(input);
-        let mut line = String::new();
-        for i in 0.. {
-            line.clear();
-            input.read_line(&mut line).map_err(|e| ReportError::Read {
-                source_name: name.to_string(),
-                message: e.to_string(),
-            })?;
-            if !line.ends_with('\n') {
-                break;
+    /// Adds the lines of one timings file, read one at a time; `name` labels what is skipped
+    /// (`name:line`). Lines that are not timing lines (a torn last line, bytes a crash
+    /// damaged) are skipped and returned: a lost line loses a wall time, never a result.
+    pub fn read(&mut self, input: impl Read, name: &str) -> Result<Vec<String>, ReportError> {
+        let mut lines = JournalLines::new(BufReader::new(input));
+        let mut skipped = Vec::new();
+        while let Some(line) = lines.next_line().map_err(|e| ReportError::Read {
+            source_name: name.to_string(),
+            message: e.to_string(),
+        })? {
+            match serde_json::from_str::<TimingLine>(line.text) {
+                Ok(parsed) => self.add(parsed),
+                Err(e) => skipped.push(format!("{name}:{}: not a timing line ({e})", line.number)),
             }
-            let line = line.trim_end();
-            if line.is_empty() {
-                continue;
-            }
-            let parsed: TimingLine =
-                serde_json::from_str(line).map_err(|e| ReportError::Parse {
-                    source_name: name.to_string(),
-                    line: i + 1,
-                    message: format!(
-                        "{e} (a timings line; move the file away to report without wall times)"
-                    ),
-                })?;
-            self.add(parsed);
         }
-        Ok(())
+        Ok(skipped)
     }
 
     /// Adds one line.

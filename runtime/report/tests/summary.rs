@@ -266,7 +266,8 @@ fn scored_without_verdict_is_an_error() {
 fn journal_lines_round_trip_with_a_stable_field_order() {
     let recs = records();
     let text: String = recs.iter().map(|r| r.to_line() + "\n\n").collect();
-    let read = read_journal(text.as_bytes(), "run/journal.jsonl").unwrap();
+    let (read, damage) = read_journal(text.as_bytes(), "run/journal.jsonl").unwrap();
+    assert!(damage.is_empty());
     assert_eq!(read.len(), recs.len());
     assert_eq!(read[0].record, recs[0]);
     assert_eq!(
@@ -307,12 +308,23 @@ fn journal_lines_round_trip_with_a_stable_field_order() {
 }
 
 #[test]
-fn a_bad_journal_line_is_named() {
-    let text = format!("{}\nnot json\n", records()[0].to_line());
-    let err = read_journal(text.as_bytes(), "j.jsonl")
-        .unwrap_err()
-        .to_string();
-    assert!(err.starts_with("j.jsonl:2:"), "{err}");
+fn damaged_journal_lines_are_named_and_the_intact_records_read() {
+    let line = records()[0].to_line();
+    // What a power loss leaves: zeros where a line never reached the disk, then a line that
+    // did, then a torn last line.
+    let text = format!("{line}\nnot json\n\0\0\0\n{line}\n{}", &line[..20]);
+    let (read, damage) = read_journal(text.as_bytes(), "j.jsonl").unwrap();
+    assert_eq!(read.len(), 2);
+    assert_eq!(read[1].source, "j.jsonl:4");
+    let named: Vec<String> = damage.iter().map(|d| d.describe("j.jsonl")).collect();
+    assert_eq!(named.len(), 3, "{named:?}");
+    assert!(named[0].starts_with("j.jsonl:2 "), "{named:?}");
+    assert!(named[0].contains("not a trial record"), "{named:?}");
+    assert!(named[1].starts_with("j.jsonl:3 "), "{named:?}");
+    assert!(
+        named[2].starts_with("j.jsonl:5 ") && named[2].contains("torn"),
+        "{named:?}"
+    );
 }
 
 #[test]

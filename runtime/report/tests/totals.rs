@@ -77,11 +77,21 @@ fn timings_sum_attempts_and_sessions_and_skip_a_torn_line() {
     assert_eq!((t.session_ms, t.sessions), (4000, 2));
     // The earliest session start is the run's.
     assert_eq!(t.first_started.as_deref(), Some("2026-11-24T08:00:00Z"));
-    let err = Timings::default()
-        .read("not json\n".as_bytes(), "timings.jsonl")
-        .unwrap_err()
-        .to_string();
-    assert!(err.starts_with("timings.jsonl:1:"), "{err}");
+    // A damaged line in the middle (a crash) is skipped and named; the lines after it count.
+    let mut t = Timings::default();
+    let session = TimingLine::Session {
+        wall_ms: 10,
+        trials: 1,
+        started: None,
+    };
+    let text = format!("not json\n{}\n", session.to_line());
+    let skipped = t.read(text.as_bytes(), "timings.jsonl").unwrap();
+    assert_eq!(skipped.len(), 1);
+    assert!(
+        skipped[0].starts_with("timings.jsonl:1: not a timing line"),
+        "{skipped:?}"
+    );
+    assert_eq!(t.session_ms, 10);
 }
 
 #[test]

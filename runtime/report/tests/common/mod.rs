@@ -93,6 +93,7 @@ pub fn scored_with(
         task_hash: "7a5k".into(),
         trace: format!("{task}/{trial}/trace.jsonl"),
         trace_span: None,
+        trace_hash: None,
         verdict: Some(verdict),
         grader: None,
         native_verdict: None,

@@ -1,0 +1,353 @@
+//! Crash safety (README "The run folder", ARCHITECTURE.md §9): a run stopped at any moment — an
+//! abort right after each step that writes the run folder, `kill -9` at arbitrary times, a
+//! power loss that keeps only what was synced — and then `--resume`d ends as an uninterrupted
+//! run: the same records (wall-clock fields apart, which records do not hold), the same trace
+//! bytes for every trial, the same report. On one worker the order of trials is fixed, so the
+//! journal and the trace pack are byte-identical too.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use clawrun::report::TrialRecord;
+use clawrun::run::crash::POINTS;
+use serde_json::Value;
+
+/// Quick bundled tasks: services, faults, the Bash tool.
+const TASKS: &[&str] = &[
+    "T002_email_triage",
+    "T010_contact_lookup",
+    "T086_pinbench_calendar_event_creation",
+    "code_changelog_entry",
+];
+/// Trials per task.
+const TRIALS: &str = "4";
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `clawrun run` of [`TASKS`] into `out` on `jobs` workers, with `env` set.
+fn command(out: &Path, jobs: u32, resume: bool, env: &[(&str, &str)]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_clawrun"));
+    c.args(["run", "--quiet", "--agent", "oracle", "--seed", "11"])
+        .args([
+            "--trials",
+            TRIALS,
+            "-j",
+            &jobs.to_string(),
+            "--report",
+            "none",
+        ])
+        .arg("--suite")
+        .arg(repo())
+        .arg("--out")
+        .arg(out)
+        .args(TASKS)
+        .env_remove("CLAWRUN_CRASH_AT")
+        .env_remove("CLAWRUN_SYNC_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if resume {
+        c.arg("--resume");
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Resumes the run in `out` to its end (no hooks), which must succeed.
+fn resume(out: &Path, jobs: u32) {
+    let o = command(out, jobs, true, &[]).output().unwrap();
+    assert!(o.status.success(), "resume failed:\n{}", text(&o));
+}
+
+/// An uninterrupted run on `jobs` workers.
+fn baseline(jobs: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let o = command(dir.path(), jobs, false, &[]).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    dir
+}
+
+/// Each trial's latest record (without where its trace is) and its trace bytes, read as every
+/// command reads them (the hash checked).
+fn trials(out: &Path) -> BTreeMap<String, (Value, Vec<u8>)> {
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let mut latest = BTreeMap::new();
+    for line in journal.lines() {
+        let record: TrialRecord = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("{}: a damaged line stayed: {e}", out.display()));
+        latest.insert(record.key(), record);
+    }
+    latest
+        .into_iter()
+        .map(|(key, record)| {
+            let bytes = record
+                .trace_bytes(out)
+                .unwrap_or_else(|e| panic!("{key}: {e}"));
+            let mut value = serde_json::to_value(&record).unwrap();
+            for field in ["trace", "trace_span"] {
+                value.as_object_mut().unwrap().remove(field);
+            }
+            (key, (value, bytes))
+        })
+        .collect()
+}
+
+/// `clawrun report --json` of `out` without its wall-clock figures.
+fn report(out: &Path) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(["report", "--json"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let mut v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    strip_wall(&mut v);
+    v
+}
+
+/// Removes every field about wall time and invocations (sessions, the run folder's path)
+/// from `v`.
+fn strip_wall(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, _| {
+                !(k.contains("wall")
+                    || k.contains("started")
+                    || k == "sessions"
+                    || k == "path"
+                    || k == "run")
+            });
+            map.values_mut().for_each(strip_wall);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_wall),
+        _ => {}
+    }
+}
+
+/// The run in `out` equals `base`: every trial, its record and its trace, and the report.
+fn assert_same_run(out: &Path, base: &Path, what: &str) {
+    let (got, want) = (trials(out), trials(base));
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>(),
+        "{what}: other trials"
+    );
+    for (key, (record, bytes)) in &want {
+        let (r, b) = &got[key];
+        assert_eq!(r, record, "{what}: the record of {key} differs");
+        assert!(b == bytes, "{what}: the trace of {key} differs");
+    }
+    let (got, want) = (report(out), report(base));
+    assert!(
+        got == want,
+        "{what}: the report differs at {}",
+        first_difference(&got, &want, String::new())
+    );
+}
+
+/// The path of the first place where `a` and `b` differ, with both values.
+fn first_difference(a: &Value, b: &Value, at: String) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) if w == v => {}
+                    Some(w) => return first_difference(v, w, format!("{at}.{k}")),
+                    None => return format!("{at}.{k}: only in the resumed run"),
+                }
+            }
+            format!("{at}: keys only in the uninterrupted run")
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if v != w {
+                    return first_difference(v, w, format!("{at}[{i}]"));
+                }
+            }
+            at
+        }
+        _ => format!("{at}: {a} vs {b}"),
+    }
+}
+
+#[test]
+fn a_run_aborted_after_any_write_step_resumes_to_the_uninterrupted_run_byte_for_byte() {
+    let base = baseline(1);
+    let mut aborted = 0;
+    for point in POINTS {
+        for n in [1, 3, 8] {
+            let dir = tempfile::tempdir().unwrap();
+            let spec = format!("{point}:{n}");
+            let o = command(dir.path(), 1, false, &[("CLAWRUN_CRASH_AT", &spec)])
+                .output()
+                .unwrap();
+            if o.status.success() {
+                // The run ended before passing the point that often.
+                continue;
+            }
+            assert_eq!(o.status.code(), None, "{spec}: not an abort:\n{}", text(&o));
+            aborted += 1;
+            resume(dir.path(), 1);
+            let what = format!("aborted at {spec}");
+            for file in ["journal.jsonl", "traces/0.jsonl"] {
+                assert!(
+                    std::fs::read(dir.path().join(file)).unwrap()
+                        == std::fs::read(base.path().join(file)).unwrap(),
+                    "{what}: {file} differs from the uninterrupted run's"
+                );
+            }
+            assert_same_run(dir.path(), base.path(), &what);
+        }
+    }
+    assert!(
+        aborted >= 12,
+        "only {aborted} runs reached their crash point"
+    );
+}
+
+#[test]
+fn kill_9_at_arbitrary_moments_then_resume_ends_as_the_uninterrupted_run() {
+    let base = baseline(2);
+    for (i, delay_ms) in [40u64, 150, 300, 450, 700, 1000].into_iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        // Killed once, and its first resume killed again halfway, for half the tries.
+        let kills = if i % 2 == 0 { 1 } else { 2 };
+        for k in 0..kills {
+            let mut child = command(dir.path(), 2, k > 0, &[]).spawn().unwrap();
+            std::thread::sleep(Duration::from_millis(delay_ms / (k + 1)));
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        resume(dir.path(), 2);
+        assert_same_run(
+            dir.path(),
+            base.path(),
+            &format!("killed {kills}x after {delay_ms} ms"),
+        );
+    }
+}
+
+/// A small seeded generator (xorshift64*), so that the cuts are the same on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1)
+    }
+}
+
+/// What the run synced last, by file (relative to the run folder), from a `CLAWRUN_SYNC_LOG`.
+fn synced(log: &Path) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for line in std::fs::read_to_string(log).unwrap_or_default().lines() {
+        let (path, len) = line.rsplit_once(' ').unwrap();
+        let len: u64 = len.parse().unwrap();
+        let e = out.entry(path.to_string()).or_insert(0);
+        *e = len.max(*e);
+    }
+    out
+}
+
+#[test]
+fn a_power_loss_keeping_only_what_was_synced_resumes_to_the_uninterrupted_run() {
+    let base = baseline(1);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut stopped = 0;
+    for (i, n) in [1u32, 2, 3, 4, 5, 6, 7].into_iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("sync.log");
+        let out = dir.path().join("run");
+        let spec = format!("journal-written:{n}");
+        let o = command(
+            &out,
+            1,
+            false,
+            &[
+                ("CLAWRUN_CRASH_AT", &spec),
+                ("CLAWRUN_SYNC_LOG", log.to_str().unwrap()),
+            ],
+        )
+        .output()
+        .unwrap();
+        if o.status.success() {
+            // Fewer batches of journal lines than that.
+            continue;
+        }
+        stopped += 1;
+        let synced = synced(&log);
+        // Every file a run appends to keeps at least what was synced, and any part of the rest:
+        // cut at a seeded length, and for every other try the unsynced part zeroed in places
+        // (as when data blocks never reached the disk but the file's length did).
+        let mut files = vec!["journal.jsonl".to_string(), "timings.jsonl".to_string()];
+        for e in std::fs::read_dir(out.join("traces")).unwrap() {
+            files.push(format!(
+                "traces/{}",
+                e.unwrap().file_name().to_string_lossy()
+            ));
+        }
+        for file in &files {
+            let path = out.join(file);
+            let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+            let keep = synced.get(file).copied().unwrap_or(0).min(len);
+            let cut = keep + rng.below(len - keep + 1);
+            let mut bytes = std::fs::read(&path).unwrap_or_default();
+            bytes.truncate(cut as usize);
+            if i % 2 == 1 && cut > keep {
+                let from = keep + rng.below(cut - keep);
+                let to = from + 1 + rng.below(cut - from);
+                bytes[from as usize..to as usize].fill(0);
+            }
+            std::fs::write(&path, bytes).unwrap();
+        }
+        resume(&out, 1);
+        assert_same_run(&out, base.path(), &format!("power loss at {spec}"));
+    }
+    assert!(
+        stopped >= 3,
+        "only {stopped} runs reached their crash point"
+    );
+}
+
+#[test]
+fn a_second_writer_on_one_run_folder_is_refused_while_the_first_holds_it() {
+    let base = baseline(1);
+    let before = std::fs::read(base.path().join("journal.jsonl")).unwrap();
+    // Another process holding the folder's lock (as a running clawrun does).
+    let mut held = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(base.path().join(".clawrun.lock"))
+        .unwrap();
+    held.lock().unwrap();
+    std::io::Write::write_all(&mut held, b"4242\n").unwrap();
+    let second = command(base.path(), 1, true, &[]).output().unwrap();
+    assert_eq!(second.status.code(), Some(2), "{}", text(&second));
+    assert!(
+        text(&second).contains("is being written by another clawrun (process 4242)"),
+        "{}",
+        text(&second)
+    );
+    assert_eq!(
+        std::fs::read(base.path().join("journal.jsonl")).unwrap(),
+        before
+    );
+    // Once it lets go, the run continues.
+    held.unlock().unwrap();
+    resume(base.path(), 1);
+}
