@@ -351,3 +351,70 @@ fn a_second_writer_on_one_run_folder_is_refused_while_the_first_holds_it() {
     held.unlock().unwrap();
     resume(base.path(), 1);
 }
+
+#[test]
+fn trace_replay_and_report_name_a_damaged_trace_and_use_the_intact_ones() {
+    let dir = baseline(1);
+    let run = dir.path();
+    // Damage one trial's bytes in the pack (the same length: only the hash can tell).
+    let journal = std::fs::read_to_string(run.join("journal.jsonl")).unwrap();
+    let victim: TrialRecord = serde_json::from_str(journal.lines().nth(5).unwrap()).unwrap();
+    let span = victim.trace_span.unwrap();
+    let pack = run.join(&victim.trace);
+    let mut bytes = std::fs::read(&pack).unwrap();
+    let at = (span.offset + span.len / 2) as usize;
+    bytes[at] = if bytes[at] == b'a' { b'b' } else { b'a' };
+    std::fs::write(&pack, bytes).unwrap();
+    let key = victim.key();
+    let total = journal.lines().count();
+
+    let clawrun = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_clawrun"))
+            .args(args)
+            .arg(run)
+            .current_dir(repo())
+            .output()
+            .unwrap()
+    };
+    let trace = clawrun(&["trace"]);
+    let err = String::from_utf8_lossy(&trace.stderr);
+    assert_eq!(trace.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("reading the trace of {key}"))
+            && err.contains("not the trial's trace"),
+        "{err}"
+    );
+    let starts = String::from_utf8_lossy(&trace.stdout)
+        .matches("\"trace_start\"")
+        .count();
+    assert_eq!(starts, total - 1, "the intact traces are printed");
+
+    let replay = clawrun(&["replay", "--suite", "."]);
+    let out = String::from_utf8_lossy(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(1), "{out}");
+    assert!(out.contains(&format!("DAMAGED {key}: ")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "{} trials replayed, {} identical, 1 diverged",
+            total,
+            total - 1
+        )),
+        "{out}"
+    );
+
+    let html = run.join("page.html");
+    let report = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .arg("report")
+        .arg(run)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&report.stderr);
+    assert!(report.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("trial {key} is shown without its trace")),
+        "{err}"
+    );
+    assert!(html.is_file());
+}

@@ -202,10 +202,20 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
             diverged += 1;
             continue;
         }
+        // A damaged recording cannot be replayed: named, counted as a difference, and the
+        // intact trials are replayed.
+        let old = match record.trace_bytes(&run) {
+            Ok(old) => old,
+            Err(e) => {
+                outln!(
+                    "DAMAGED {name}: {}: {e}",
+                    run.join(record.trace_location()).display()
+                )?;
+                diverged += 1;
+                continue;
+            }
+        };
         let again = run_and_record(&rt, &cx, &mut worker, task, record.trial)?;
-        let old = record
-            .trace_bytes(&run)
-            .with_context(|| format!("reading {}", run.join(record.trace_location()).display()))?;
         let new = again.trace_bytes(&options.out).with_context(|| {
             format!(
                 "reading {}",

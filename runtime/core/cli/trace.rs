@@ -38,15 +38,32 @@ pub fn trace_command(args: TraceArgs) -> Result<i32> {
         .into());
     }
     records.sort_by(|a, b| (&a.task_id, a.trial).cmp(&(&b.task_id, b.trial)));
+    // A damaged trace (a crash, a folder copied in part) is named; the intact ones are shown.
+    let mut damaged = 0;
     for record in &records {
-        let bytes = record.trace_bytes(&run).with_context(|| {
+        let read = record.trace_bytes(&run).with_context(|| {
             format!(
                 "reading the trace of {} ({})",
                 record.key(),
                 run.join(record.trace_location()).display()
             )
-        })?;
-        write_bytes(&bytes)?;
+        });
+        match read {
+            Ok(bytes) => write_bytes(&bytes)?,
+            Err(e) if records.len() == 1 => return Err(e),
+            Err(e) => {
+                eprintln!("clawrun: warning: {e:#}; skipped");
+                damaged += 1;
+            }
+        }
+    }
+    if damaged > 0 {
+        eprintln!(
+            "clawrun: {damaged} of {} traces could not be read (`clawrun run --resume` with the \
+             run's options runs those trials again)",
+            records.len()
+        );
+        return Ok(1);
     }
     Ok(0)
 }

@@ -286,8 +286,11 @@ fn rejudge_one(
     let path = o.source.join(record.trace_location());
     let bytes = record.trace_bytes(&o.source).map_err(|e| {
         SetupError::Usage(format!(
-            "{}: the trace of trial {key} cannot be read ({e}): re-judging needs every scored trial's trace",
-            path.display()
+            "{}: the trace of trial {key} cannot be read ({e}): re-judging needs every scored \
+             trial's trace (hint: `clawrun run --resume --out {}` with the run's options runs \
+             it again)",
+            path.display(),
+            o.source.display()
         ))
     })?;
     let events = read_trace(bytes.as_slice())
