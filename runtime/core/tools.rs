@@ -189,6 +189,30 @@ impl InstallationError {
     }
 }
 
+/// A tool's program (or a program it started) passed the real-time backstop
+/// ([`crate::sandbox::trial_backstop`]): how far it got depends on how busy the machine
+/// was, so nothing of the call may become evidence. Its trial ends as an infrastructure error
+/// (kept out of scores, re-run by `--resume`).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{tool} passed the real-time backstop of {} s (a busy machine, or work that fuel does not \
+     meter): an infrastructure error, not the trial's result; `--resume` runs the trial again",
+    limit.as_secs_f64()
+)]
+pub struct RealTimeBackstop {
+    /// The tool.
+    pub tool: String,
+    /// The backstop.
+    pub limit: std::time::Duration,
+}
+
+impl RealTimeBackstop {
+    /// Whether `e` (or an error it wraps) is a backstop that fired.
+    pub fn is(e: &anyhow::Error) -> bool {
+        e.chain().any(|c| c.is::<RealTimeBackstop>())
+    }
+}
+
 /// The embedded tools, each loaded into the sandbox (compiled or read from the compile cache)
 /// on its first call.
 #[derive(Default)]
@@ -280,9 +304,17 @@ impl Toolbox {
                     Some(network) => network.router(),
                     None => Box::new(NoNetwork),
                 },
+                deadline: Some(crate::sandbox::trial_backstop()),
                 ..RunConfig::default()
             },
         )?;
+        if let Status::Deadline { limit } = run.status {
+            return Err(RealTimeBackstop {
+                tool: name.to_string(),
+                limit,
+            }
+            .into());
+        }
         let quota_note = quota_note(&run.vfs, refused);
         let parsed = match &run.status {
             Status::Exited(0) => serde_json::from_slice::<Response>(&run.stdout).ok(),

@@ -45,6 +45,7 @@ mod model_eval;
 mod python;
 mod read_media;
 mod readme_examples;
+mod realtime_backstop;
 mod rejudge;
 mod rejudge_evidence;
 mod replay_cli;

@@ -19,6 +19,12 @@ pub const PYTHON_INTERFACE: &str = "clawrun:process/python@0.1.0";
 
 /// Runs the interpreter for guests; implemented by [`crate::python`].
 pub trait PythonHost: Send + Sync {
+    /// Makes the interpreter ready (found, fetched, compiled or loaded: one-off host work,
+    /// done before the first run, or waited for); `Err` as for [`run_python`](Self::run_python).
+    fn prepare(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Runs `python3` with `config.args` from `cwd` over `fs`; `Err` is a one-line message for
     /// the guest when the interpreter is not available.
     fn run_python(&self, fs: SharedFs, cwd: &str, config: RunConfig) -> Result<RunOutcome, String>;
@@ -71,6 +77,26 @@ fn run_python(
     let Some(host) = data.process.python.clone() else {
         return Ok(Err("python3 is not available in this sandbox".into()));
     };
+    // The interpreter's one-off preparation (its first load, or a wait for another worker's)
+    // is host work outside the caller's clock: the time it took is given back to the caller's
+    // real-time deadline, so that no busy machine turns it into the program's fate.
+    let waited = std::time::Instant::now();
+    if let Err(message) = host.prepare() {
+        return Ok(Err(message));
+    }
+    let waited = waited.elapsed();
+    let data = store.data_mut();
+    data.process.started += waited;
+    let left = data
+        .process
+        .deadline
+        .map(|d| d.saturating_sub(data.process.started.elapsed()));
+    if let Some(left) = left
+        && waited >= super::run::DEADLINE_TICK
+    {
+        store.set_epoch_deadline(super::run::ticks(left));
+    }
+    let data = store.data_mut();
     data.process.calls += 1;
     let config = RunConfig {
         args: call.args,
@@ -83,10 +109,7 @@ fn run_python(
         stderr_cap: data.process.output_cap,
         clock: data.clock.clone(),
         // What is left of the caller's real-time deadline, not a fresh one.
-        deadline: data
-            .process
-            .deadline
-            .map(|d| d.saturating_sub(data.process.started.elapsed())),
+        deadline: left,
         ..RunConfig::default()
     };
     let fs = data.vfs.fs.clone();
@@ -95,6 +118,11 @@ fn run_python(
         Err(message) => return Ok(Err(message)),
     };
     store.set_fuel(remaining.saturating_sub(outcome.fuel_used))?;
+    // The backstop fired in the child: the caller's run ends with it (a wall-clock fact is
+    // never the shell's to read as the command's output).
+    if matches!(outcome.status, Status::Deadline { .. }) {
+        return Err(wasmtime::Error::new(super::run::ChildPassedDeadline));
+    }
     let mut stderr = outcome.stderr;
     if let Some(message) = outcome.status.message() {
         if !stderr.is_empty() && !stderr.ends_with(b"\n") {

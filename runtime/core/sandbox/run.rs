@@ -141,6 +141,28 @@ pub const DEFAULT_MAX_MEMORY: usize = 512 << 20;
 pub const DEFAULT_OUTPUT_CAP: usize = 1 << 20;
 /// Default real-time deadline of one run: 120 s (a tool call far beyond any honest one).
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
+
+/// The real-time backstop of a trial's program runs (its tool calls and Judge-phase
+/// commands): [`DEFAULT_DEADLINE`], or `CLAWRUN_REALTIME_BACKSTOP_MS` when set (for tests,
+/// which make it fire, and for machines too slow for the default). It is a safety net, never
+/// a limit of the trial: a run that passes it ends its trial as an infrastructure error.
+pub fn trial_backstop() -> Duration {
+    static BACKSTOP: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *BACKSTOP.get_or_init(|| {
+        std::env::var("CLAWRUN_REALTIME_BACKSTOP_MS")
+            .ok()
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+            .filter(|&ms| ms > 0)
+            .map_or(DEFAULT_DEADLINE, Duration::from_millis)
+    })
+}
+
+/// The error a host call returns when a program it started (`python3` from the shell) passed
+/// the real-time deadline: the caller traps too, and its run ends with [`Status::Deadline`]
+/// rather than reading the child's fate as output.
+#[derive(Debug, thiserror::Error)]
+#[error("a program it started passed the real-time deadline")]
+pub struct ChildPassedDeadline;
 /// How often the engine's epoch advances, i.e. the resolution of deadlines.
 pub const DEADLINE_TICK: Duration = Duration::from_millis(100);
 
@@ -551,7 +573,7 @@ impl PreparedStore {
 }
 
 /// The epoch ticks of `limit` (at least one).
-fn ticks(limit: Duration) -> u64 {
+pub(crate) fn ticks(limit: Duration) -> u64 {
     (limit.as_millis() / DEADLINE_TICK.as_millis()).max(1) as u64
 }
 
@@ -591,6 +613,11 @@ fn classify(
     }
     if let (Some(&Trap::Interrupt), Some(limit)) = (trap, deadline) {
         return Status::Deadline { limit };
+    }
+    if e.downcast_ref::<ChildPassedDeadline>().is_some() {
+        return Status::Deadline {
+            limit: deadline.unwrap_or(DEFAULT_DEADLINE),
+        };
     }
     if let Some(requested) = limits.refused {
         return Status::MemoryLimit {

@@ -16,7 +16,7 @@ use super::setup::{Harness, TaskEnv};
 use super::snapshot;
 use super::steps::Execution;
 use super::user::SimulatedUser;
-use crate::tools::InstallationError;
+use crate::tools::{InstallationError, RealTimeBackstop};
 
 /// Execution limits; the task's `environment` gives the defaults.
 #[derive(Clone, Debug)]
@@ -191,10 +191,16 @@ fn judge_and_finish(ex: Execution<'_>, outcome: Outcome) -> Result<TrialOutput> 
         Vec::new()
     };
     let (outcome, judged) = match outcome {
-        Outcome::TaskError => (outcome, snapshot::Judged::nothing(&env.vfs)),
+        // Nothing to judge: the trial counts for nothing (and an infrastructure error's
+        // Judge phase would only add evidence that a re-run replaces).
+        Outcome::TaskError | Outcome::InfraError => (outcome, snapshot::Judged::nothing(&env.vfs)),
         _ => match snapshot::judge_phase(harness, task, &mut env, &mut rec) {
             Ok(judged) => (outcome, judged),
             Err(e) if InstallationError::is(&e) => return Err(e),
+            Err(e) if RealTimeBackstop::is(&e) => {
+                error = Some(format!("the Judge phase: {e:#}"));
+                (Outcome::InfraError, snapshot::Judged::nothing(&env.vfs))
+            }
             Err(e) => {
                 error = Some(format!("the Judge phase failed: {e:#}"));
                 (Outcome::TaskError, snapshot::Judged::nothing(&env.vfs))

@@ -18,7 +18,7 @@ use super::recorder::{self, Recorder};
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use super::user::SimulatedUser;
 use crate::faults::FaultPlan;
-use crate::tools::{InstallationError, ToolState};
+use crate::tools::{InstallationError, RealTimeBackstop, ToolState};
 
 /// One tool call the agent asked for: its id, the tool's name, the input.
 pub(super) type ToolUse = (String, String, Value);
@@ -238,6 +238,10 @@ impl<'a> Execution<'a> {
         let result = match served {
             Ok(result) => result,
             Err(e) if InstallationError::is(&e) => return Err(e),
+            Err(e) if RealTimeBackstop::is(&e) => {
+                self.error = Some(format!("the {name} call: {e:#}"));
+                return Ok(ControlFlow::Break(Outcome::InfraError));
+            }
             Err(e) => {
                 self.error = Some(format!("the {name} call could not be served: {e:#}"));
                 return Ok(ControlFlow::Break(Outcome::TaskError));
