@@ -146,7 +146,7 @@ pub fn prepare(
     // Every span a record names (superseded records included), by pack: each is checked, and
     // a pack keeps up to the end of the last whole, intact trace (the rest — traces of trials
     // whose record was lost, bytes a crash damaged — is cut, and those trials run again).
-    let mut spans: BTreeMap<String, Vec<(usize, TraceSpan, Option<String>)>> = BTreeMap::new();
+    let mut spans = PackSpans::new();
     if options.resume {
         scan_heads(journal_path, |line, head| {
             if let Some(span) = head.trace_span {
@@ -264,14 +264,14 @@ pub fn prepare(
     })
 }
 
+/// The spans a journal names, by trace pack: (journal line, span, the trace's blake3 if kept).
+type PackSpans = BTreeMap<String, Vec<(usize, TraceSpan, Option<String>)>>;
+
 /// Checks every span the journal names in each trace pack under `out`: the span is inside the
 /// file and, when the record keeps its hash, its bytes have that hash. Returns, by pack, the
 /// end of the last intact span (what a reopened pack keeps), and the journal lines whose
 /// trace is intact.
-fn check_packs(
-    out: &Path,
-    spans: &BTreeMap<String, Vec<(usize, TraceSpan, Option<String>)>>,
-) -> (BTreeMap<String, u64>, BTreeSet<usize>) {
+fn check_packs(out: &Path, spans: &PackSpans) -> (BTreeMap<String, u64>, BTreeSet<usize>) {
     let mut ends = BTreeMap::new();
     let mut intact = BTreeSet::new();
     for (pack, spans) in spans {
