@@ -1,0 +1,139 @@
+//! The environment of an agent program (`--agent cmd:`): built from an allow-list, never
+//! inherited. clawrun's own environment holds secrets (the model's and the judge's API keys,
+//! `SERP_DEV_KEY`, whatever else the user exported); the program gets none of them, only:
+//!
+//! - from the host: [`HOST_VARS`] (`PATH`, the locale and the time zone);
+//! - from clawrun: `HOME` (its scratch home), the endpoints and the trial's names
+//!   ([`Endpoints`]), the proxy's dummy key, and `NO_PROXY` for loopback;
+//! - what the recipe's `env:` asks for (with its placeholders filled in).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+
+/// The host variables an agent program inherits: the command search path, the locale and the
+/// time zone. Nothing else of clawrun's environment reaches it.
+pub const HOST_VARS: [&str; 4] = ["PATH", "LANG", "LANGUAGE", "TZ"];
+
+/// Whether the host variable `name` passes to an agent program: one of [`HOST_VARS`] or a
+/// locale category (`LC_ALL`, `LC_CTYPE`, ...).
+pub fn inherited(name: &str) -> bool {
+    HOST_VARS.contains(&name)
+        || name.strip_prefix("LC_").is_some_and(|c| {
+            !c.is_empty() && c.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        })
+}
+
+/// What clawrun tells an agent program through its environment.
+#[derive(Clone, Debug)]
+pub struct Endpoints {
+    /// The scratch home (`HOME`).
+    pub home: OsString,
+    /// The task prompt (`CLAWRUN_PROMPT`).
+    pub prompt: String,
+    /// The trial's MCP endpoint, with its secret (`CLAWRUN_MCP_URL`).
+    pub mcp_url: String,
+    /// The task (`CLAWRUN_TASK_ID`).
+    pub task_id: String,
+    /// The trial (`CLAWRUN_TRIAL_ID`).
+    pub trial_id: String,
+    /// The model's name as the program is told it (`CLAWRUN_MODEL`).
+    pub model: String,
+    /// The proxy's OpenAI-style base URL (`OPENAI_BASE_URL`).
+    pub openai_base_url: String,
+    /// The proxy's Anthropic-style base URL (`ANTHROPIC_BASE_URL`).
+    pub anthropic_base_url: String,
+    /// The key the program gives the proxy (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`).
+    pub api_key: String,
+}
+
+/// The whole environment of an agent program: the allowed variables of `host` (clawrun's own
+/// environment), clawrun's variables, then the recipe's `recipe_env` (already filled in; it
+/// may override the others).
+pub fn program_env(
+    host: impl IntoIterator<Item = (OsString, OsString)>,
+    endpoints: &Endpoints,
+    recipe_env: &BTreeMap<String, String>,
+) -> BTreeMap<OsString, OsString> {
+    let mut env: BTreeMap<OsString, OsString> = host
+        .into_iter()
+        .filter(|(name, _)| name.to_str().is_some_and(inherited))
+        .collect();
+    let ours = [
+        ("HOME", endpoints.home.clone()),
+        ("CLAWRUN_PROMPT", endpoints.prompt.clone().into()),
+        ("CLAWRUN_MCP_URL", endpoints.mcp_url.clone().into()),
+        ("CLAWRUN_TASK_ID", endpoints.task_id.clone().into()),
+        ("CLAWRUN_TRIAL_ID", endpoints.trial_id.clone().into()),
+        ("CLAWRUN_MODEL", endpoints.model.clone().into()),
+        ("OPENAI_BASE_URL", endpoints.openai_base_url.clone().into()),
+        ("OPENAI_API_KEY", endpoints.api_key.clone().into()),
+        (
+            "ANTHROPIC_BASE_URL",
+            endpoints.anthropic_base_url.clone().into(),
+        ),
+        ("ANTHROPIC_API_KEY", endpoints.api_key.clone().into()),
+        ("NO_PROXY", "127.0.0.1,localhost".into()),
+    ];
+    env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
+    env.extend(
+        recipe_env
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_allowed_host_variables_pass() {
+        let host = [
+            ("PATH", "/usr/bin"),
+            ("LANG", "C.UTF-8"),
+            ("LC_CTYPE", "C.UTF-8"),
+            ("TZ", "UTC"),
+            ("OPENROUTER_API_KEY", "real"),
+            ("OPENAI_API_KEY", "real"),
+            ("SERP_DEV_KEY", "real"),
+            ("MY_JUDGE_KEY", "real"),
+            ("HTTP_PROXY", "http://proxy"),
+            ("LC_", "x"),
+            ("HOME", "/root"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let endpoints = Endpoints {
+            home: "/run/t/0/agent/home".into(),
+            prompt: "p".into(),
+            mcp_url: "http://127.0.0.1:1/mcp/s".into(),
+            task_id: "t".into(),
+            trial_id: "t/0".into(),
+            model: "m".into(),
+            openai_base_url: "http://127.0.0.1:1/v1".into(),
+            anthropic_base_url: "http://127.0.0.1:1".into(),
+            api_key: "clawrun-proxy".into(),
+        };
+        let recipe = BTreeMap::from([("CODEX_HOME".to_string(), "/h/.codex".to_string())]);
+        let env = program_env(host, &endpoints, &recipe);
+        let get = |k: &str| env.get(&OsString::from(k)).and_then(|v| v.to_str());
+        assert_eq!(get("PATH"), Some("/usr/bin"));
+        assert_eq!(get("LC_CTYPE"), Some("C.UTF-8"));
+        assert_eq!(get("HOME"), Some("/run/t/0/agent/home"));
+        assert_eq!(get("OPENAI_API_KEY"), Some("clawrun-proxy"));
+        assert_eq!(get("CODEX_HOME"), Some("/h/.codex"));
+        for secret in [
+            "OPENROUTER_API_KEY",
+            "SERP_DEV_KEY",
+            "MY_JUDGE_KEY",
+            "HTTP_PROXY",
+            "LC_",
+        ] {
+            assert_eq!(get(secret), None, "{secret}");
+        }
+        assert!(
+            env.values().all(|v| v != "real"),
+            "no host secret reaches the program: {env:?}"
+        );
+    }
+}
