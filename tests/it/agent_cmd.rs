@@ -85,6 +85,22 @@ fn trace(run: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `cmd:RECIPE`: a recipe in `dir` running the small SDK-style agent program, passing it
+/// `TINY_AGENT_SKIP_FIRST_TOOL` from clawrun's environment.
+fn tiny_recipe(dir: &Path) -> String {
+    let argv: Vec<String> = shlex::split(tiny_agent().strip_prefix("cmd:").unwrap()).unwrap();
+    let recipe = dir.join("tiny.yaml");
+    std::fs::write(
+        &recipe,
+        format!(
+            "command: {}\npass_env: [TINY_AGENT_SKIP_FIRST_TOOL]\n",
+            serde_json::to_string(&argv).unwrap()
+        ),
+    )
+    .unwrap();
+    format!("cmd:{}", recipe.display())
+}
+
 /// Writes the oracle-as-a-model script for T002 into `dir`.
 fn script(dir: &Path) -> String {
     let path = dir.join("model.json");
@@ -114,7 +130,7 @@ fn an_sdk_agent_recovers_from_model_faults_and_its_trial_replays() {
     let model = format!("scripted:{}", script(tmp.path()));
     let out = one_trial(
         &run,
-        &tiny_agent(),
+        &tiny_recipe(tmp.path()),
         &model,
         plan.to_str().unwrap(),
         &[],
@@ -189,7 +205,8 @@ fn an_sdk_agent_recovers_from_model_faults_and_its_trial_replays() {
     assert!(same, "{text}");
     assert!(text.contains("1 identical, 0 diverged"), "{text}");
 
-    // A program that behaves differently on replay: the first difference is named.
+    // A program that behaves differently on replay (told so by a variable its recipe passes
+    // on): the first difference is named.
     let (same, text) = replay(&run, &[("TINY_AGENT_SKIP_FIRST_TOOL", "1".as_ref())]);
     assert!(!same, "{text}");
     assert!(
@@ -537,6 +554,68 @@ fn a_program_gets_an_allow_listed_environment_and_none_of_clawrun_s_keys() {
         assert!(!names.contains(&name), "{name} passed: {names:?}");
     }
     assert!(seen.contains("OPENAI_API_KEY=clawrun-proxy"), "{seen}");
+
+    // A recipe may pass on a variable by name, never one holding a key clawrun uses.
+    let recipe = tmp.path().join("pass.yaml");
+    let asks = |names: &str| {
+        std::fs::write(
+            &recipe,
+            format!(
+                "command: [sh, -c, 'env > {}']\npass_env: [{names}]\n",
+                tmp.path().join("passed.txt").display()
+            ),
+        )
+        .unwrap();
+        format!("cmd:{}", recipe.display())
+    };
+    let mine = [
+        ("MY_SETTING", "kept".as_ref()),
+        ("MY_JUDGE_KEY", "real-judge-key".as_ref()),
+    ];
+    ok(&one_trial(
+        &tmp.path().join("r2"),
+        &asks("MY_SETTING"),
+        "",
+        "none",
+        &[],
+        &mine,
+    ));
+    let passed = std::fs::read_to_string(tmp.path().join("passed.txt")).unwrap();
+    assert!(passed.contains("MY_SETTING=kept"), "{passed}");
+    let out = one_trial(
+        &tmp.path().join("r3"),
+        &asks("OPENROUTER_API_KEY"),
+        "",
+        "none",
+        &[],
+        &env,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pass_env: \"OPENROUTER_API_KEY\": clawrun holds the key"),
+        "{err}"
+    );
+    // A variable holding the key behind the proxy: the trial fails, naming it.
+    let leaky = [
+        ("OPENROUTER_API_KEY", "real-openrouter-key".as_ref()),
+        ("MY_SETTING", "x-real-openrouter-key".as_ref()),
+    ];
+    let r4 = tmp.path().join("r4");
+    let _ = one_trial(
+        &r4,
+        &asks("MY_SETTING"),
+        "openrouter:some/model",
+        "none",
+        &[],
+        &leaky,
+    );
+    let text = std::fs::read_to_string(r4.join("journal.jsonl")).unwrap();
+    assert!(
+        text.contains("pass_env: MY_SETTING holds a key clawrun uses itself"),
+        "{text}"
+    );
+    assert!(!text.contains("real-openrouter-key"), "{text}");
 }
 
 /// A model endpoint on loopback that echoes the request's `Authorization` header in its

@@ -17,7 +17,7 @@ use clawrun_agents::mock::{Script, ScriptedModel};
 use clawrun_agents::trace::{Event, EventKind};
 
 use super::bridge::{BridgeHandle, ExternalAgent, ModelLedger};
-use super::environment::{Endpoints, program_env};
+use super::environment::{Endpoints, Withheld, program_env};
 use super::mcp::TrialTools;
 use super::proxy::{ModelProxy, ModelSource, RecordedAnswer, Upstream};
 use super::recipe::{Recipe, fill, inside};
@@ -97,6 +97,9 @@ pub struct CommandAgent {
     pub recipe: Recipe,
     /// The model behind the proxy.
     pub model: ProxyModel,
+    /// Keys clawrun holds besides those in its environment (the judge's, the user model's,
+    /// from a model settings file): none may reach the program.
+    pub withheld: Withheld,
 }
 
 impl CommandAgent {
@@ -111,6 +114,7 @@ impl CommandAgent {
             text: text.to_string(),
             recipe,
             model: ProxyModel::None,
+            withheld: Withheld::default(),
         })
     }
 
@@ -256,6 +260,18 @@ impl CommandAgent {
             .iter()
             .map(|(name, value)| (name.clone(), fill(value, &values)))
             .collect();
+        let upstream_key = match &self.model {
+            ProxyModel::Model(config) => config.resolve().ok().and_then(|e| e.api_key),
+            _ => None,
+        };
+        let env = program_env(
+            std::env::vars_os(),
+            &self.recipe.pass_env,
+            &self.withheld.with_env(upstream_key),
+            &endpoints,
+            &recipe_env,
+        )
+        .map_err(|e| anyhow!("--agent cmd:{}: {e}", self.text))?;
         let mut command = Command::new(&argv[0]);
         command
             .args(&argv[1..])
@@ -265,7 +281,7 @@ impl CommandAgent {
             .stderr(std::fs::File::create(dir.join("stderr.log"))?)
             // Nothing of clawrun's own environment (its keys among it) but the allow-list.
             .env_clear()
-            .envs(program_env(std::env::vars_os(), &endpoints, &recipe_env));
+            .envs(env);
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let child = command.spawn().map_err(|e| {

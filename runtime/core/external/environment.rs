@@ -5,7 +5,9 @@
 //! - from the host: [`HOST_VARS`] (`PATH`, the locale and the time zone);
 //! - from clawrun: `HOME` (its scratch home), the endpoints and the trial's names
 //!   ([`Endpoints`]), the proxy's dummy key, and `NO_PROXY` for loopback;
-//! - what the recipe's `env:` asks for (with its placeholders filled in).
+//! - what the recipe asks for: the host variables its `pass_env:` names (never one holding a
+//!   key clawrun uses: refused by name, [`HELD`], and by value), and its `env:` (with its
+//!   placeholders filled in).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -13,6 +15,65 @@ use std::ffi::OsString;
 /// The host variables an agent program inherits: the command search path, the locale and the
 /// time zone. Nothing else of clawrun's environment reaches it.
 pub const HOST_VARS: [&str; 4] = ["PATH", "LANG", "LANGUAGE", "TZ"];
+
+/// The variables clawrun reads keys from: a recipe's `pass_env:` may not name them.
+pub const HELD: [&str; 4] = [
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENROUTER_API_KEY",
+    "SERP_DEV_KEY",
+];
+
+/// Why a recipe's `pass_env:` may not name `name`, if it may not.
+pub fn check_pass_env(name: &str) -> Result<(), String> {
+    let mut chars = name.chars();
+    let valid = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err("not a variable name (letters, digits and _)".into());
+    }
+    if HELD.contains(&name) {
+        return Err(format!(
+            "clawrun holds the key in it: an agent program never gets it (it talks to the model through the proxy, with the dummy key {})",
+            super::command::DUMMY_KEY
+        ));
+    }
+    Ok(())
+}
+
+/// Keys clawrun holds, by value: none may reach an agent program. Shown as `Withheld(N)`.
+#[derive(Clone, Default)]
+pub struct Withheld(Vec<String>);
+
+impl Withheld {
+    /// The keys `keys` (empty ones left out).
+    pub fn new(keys: impl IntoIterator<Item = String>) -> Withheld {
+        let mut keys: Vec<String> = keys.into_iter().filter(|k| !k.is_empty()).collect();
+        keys.sort();
+        keys.dedup();
+        Withheld(keys)
+    }
+
+    /// These keys, those in the variables [`HELD`] names (when set) and `more`.
+    pub fn with_env(&self, more: impl IntoIterator<Item = String>) -> Withheld {
+        let from_env = HELD.iter().filter_map(|name| std::env::var(name).ok());
+        Withheld::new(self.0.iter().cloned().chain(from_env).chain(more))
+    }
+
+    /// Whether `value` holds one of the keys.
+    fn holds(&self, value: &std::ffi::OsStr) -> bool {
+        let value = value.to_string_lossy();
+        self.0.iter().any(|k| value.contains(k.as_str()))
+    }
+}
+
+impl std::fmt::Debug for Withheld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Withheld({})", self.0.len())
+    }
+}
 
 /// Whether the host variable `name` passes to an agent program: one of [`HOST_VARS`] or a
 /// locale category (`LC_ALL`, `LC_CTYPE`, ...).
@@ -47,17 +108,33 @@ pub struct Endpoints {
 }
 
 /// The whole environment of an agent program: the allowed variables of `host` (clawrun's own
-/// environment), clawrun's variables, then the recipe's `recipe_env` (already filled in; it
-/// may override the others).
+/// environment) and those `pass_env` names, clawrun's variables, then the recipe's
+/// `recipe_env` (already filled in; it may override the others). An error names a passed
+/// variable that holds one of the `withheld` keys.
 pub fn program_env(
     host: impl IntoIterator<Item = (OsString, OsString)>,
+    pass_env: &[String],
+    withheld: &Withheld,
     endpoints: &Endpoints,
     recipe_env: &BTreeMap<String, String>,
-) -> BTreeMap<OsString, OsString> {
-    let mut env: BTreeMap<OsString, OsString> = host
-        .into_iter()
-        .filter(|(name, _)| name.to_str().is_some_and(inherited))
-        .collect();
+) -> Result<BTreeMap<OsString, OsString>, String> {
+    let mut env = BTreeMap::new();
+    for (name, value) in host {
+        let Some(text) = name.to_str() else { continue };
+        let asked = pass_env.iter().any(|p| p == text);
+        if !(inherited(text) || asked) {
+            continue;
+        }
+        if withheld.holds(&value) {
+            if asked {
+                return Err(format!(
+                    "pass_env: {text} holds a key clawrun uses itself: an agent program never gets it"
+                ));
+            }
+            continue;
+        }
+        env.insert(name, value);
+    }
     let ours = [
         ("HOME", endpoints.home.clone()),
         ("CLAWRUN_PROMPT", endpoints.prompt.clone().into()),
@@ -80,7 +157,7 @@ pub fn program_env(
             .iter()
             .map(|(k, v)| (OsString::from(k), OsString::from(v))),
     );
-    env
+    Ok(env)
 }
 
 #[cfg(test)]
@@ -115,7 +192,8 @@ mod tests {
             api_key: "clawrun-proxy".into(),
         };
         let recipe = BTreeMap::from([("CODEX_HOME".to_string(), "/h/.codex".to_string())]);
-        let env = program_env(host, &endpoints, &recipe);
+        let env =
+            program_env(host.clone(), &[], &Withheld::default(), &endpoints, &recipe).unwrap();
         let get = |k: &str| env.get(&OsString::from(k)).and_then(|v| v.to_str());
         assert_eq!(get("PATH"), Some("/usr/bin"));
         assert_eq!(get("LC_CTYPE"), Some("C.UTF-8"));
@@ -135,5 +213,22 @@ mod tests {
             env.values().all(|v| v != "real"),
             "no host secret reaches the program: {env:?}"
         );
+
+        // Asked for by name: passed, unless it holds a key clawrun uses.
+        let asked = ["MY_JUDGE_KEY".to_string()];
+        let none = Withheld::default();
+        let env = program_env(host.clone(), &asked, &none, &endpoints, &recipe).unwrap();
+        assert_eq!(env.get(&OsString::from("MY_JUDGE_KEY")).unwrap(), "real");
+        let held = Withheld(vec!["real".into()]);
+        let e = program_env(host.clone(), &asked, &held, &endpoints, &recipe).unwrap_err();
+        assert!(e.contains("MY_JUDGE_KEY holds a key clawrun uses"), "{e}");
+        // An allowed variable holding a key is dropped, not passed.
+        let host = [("LANG", "real")].map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = program_env(host, &[], &held, &endpoints, &recipe).unwrap();
+        assert!(!env.contains_key(&OsString::from("LANG")));
+        assert_eq!(format!("{held:?}"), "Withheld(1)");
+        assert!(check_pass_env("OPENROUTER_API_KEY").is_err());
+        assert!(check_pass_env("1X").is_err());
+        assert!(check_pass_env("PYTHONPATH").is_ok());
     }
 }

@@ -49,6 +49,10 @@ pub struct Recipe {
     /// Environment variables set for it (beside clawrun's own).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Variables of clawrun's own environment passed on to it by name (beside the
+    /// allow-list, [`super::environment`]); never one holding a key clawrun uses.
+    #[serde(default)]
+    pub pass_env: Vec<String>,
     /// Files written before it starts: path (under `{home}` or `{workdir}`) -> content.
     #[serde(default)]
     pub files: BTreeMap<String, String>,
@@ -68,6 +72,7 @@ impl Recipe {
             wire: None,
             command: argv,
             env: BTreeMap::new(),
+            pass_env: Vec::new(),
             files: BTreeMap::new(),
         })
     }
@@ -103,6 +108,10 @@ impl Recipe {
                     PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
                 ));
             }
+        }
+        for name in &recipe.pass_env {
+            super::environment::check_pass_env(name)
+                .map_err(|why| anyhow!("{file}: pass_env: {name:?}: {why}"))?;
         }
         for path in recipe.files.keys() {
             check_file_path(path).map_err(|why| anyhow!("{file}: files: {path:?}: {why}"))?;
