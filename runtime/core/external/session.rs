@@ -167,6 +167,9 @@ impl SessionGate {
             }
             *binding = Binding::Initialising;
         }
+        // Should this request go away unanswered (its client disconnected), the trial is free
+        // again for the next initialize.
+        let claim = Claim(self);
         let response = mcp
             .handle(Request::from_parts(parts, Full::new(bytes)))
             .await;
@@ -175,11 +178,24 @@ impl SessionGate {
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        *self.binding() = match session {
-            Some(id) if response.status().is_success() => Binding::Bound(id),
-            _ => Binding::Free,
-        };
+        if let Some(id) = session.filter(|_| response.status().is_success()) {
+            *self.binding() = Binding::Bound(id);
+        }
+        drop(claim);
         response
+    }
+}
+
+/// The first `initialize` being answered: unless it bound the trial, the trial is free again
+/// when it ends (answered, failed or dropped).
+struct Claim<'a>(&'a SessionGate);
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        let mut binding = self.0.binding();
+        if matches!(*binding, Binding::Initialising) {
+            *binding = Binding::Free;
+        }
     }
 }
 
@@ -218,6 +234,17 @@ fn refusal(status: u16, id: Option<Value>, message: &str) -> Response<Body> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_initialize_that_goes_away_unanswered_frees_the_trial() {
+        let gate = SessionGate::new(None);
+        *gate.binding() = Binding::Initialising;
+        drop(Claim(&gate));
+        assert!(matches!(*gate.binding(), Binding::Free));
+        *gate.binding() = Binding::Bound("s".into());
+        drop(Claim(&gate));
+        assert!(matches!(&*gate.binding(), Binding::Bound(s) if s == "s"));
+    }
 
     #[test]
     fn a_secret_prefix_is_stripped_only_when_it_is_whole() {
