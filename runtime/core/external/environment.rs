@@ -62,10 +62,13 @@ impl Withheld {
         Withheld::new(self.0.iter().cloned().chain(from_env).chain(more))
     }
 
-    /// Whether `value` holds one of the keys.
+    /// Whether `value` holds one of the keys: is one, or contains one of at least 8 bytes
+    /// (a placeholder key such as `EMPTY` for a local server would match too much text).
     fn holds(&self, value: &std::ffi::OsStr) -> bool {
         let value = value.to_string_lossy();
-        self.0.iter().any(|k| value.contains(k.as_str()))
+        self.0
+            .iter()
+            .any(|k| *value == **k || (k.len() >= 8 && value.contains(k.as_str())))
     }
 }
 
@@ -227,6 +230,10 @@ mod tests {
         let env = program_env(host, &[], &held, &endpoints, &recipe).unwrap();
         assert!(!env.contains_key(&OsString::from("LANG")));
         assert_eq!(format!("{held:?}"), "Withheld(1)");
+        let short = Withheld::new(["EMPTY".to_string(), "sk-0123456789".to_string()]);
+        assert!(!short.holds("/usr/EMPTY/bin".as_ref()));
+        assert!(short.holds("EMPTY".as_ref()));
+        assert!(short.holds("Bearer sk-0123456789".as_ref()));
         assert!(check_pass_env("OPENROUTER_API_KEY").is_err());
         assert!(check_pass_env("1X").is_err());
         assert!(check_pass_env("PYTHONPATH").is_ok());
