@@ -114,6 +114,7 @@ fn over_http(
             end_on_delete: None,
         }),
         None,
+        None,
     )
     .unwrap();
     let url = server.mcp_url();

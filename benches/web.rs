@@ -26,6 +26,7 @@ fn main() {
             url: URL.into(),
             content_type: Some(ct.into()),
             body: Arc::from(b),
+            truncated: false,
         })
     };
     rec.put(&page, &body(PAGE.as_bytes(), "text/html"), 0, 0)

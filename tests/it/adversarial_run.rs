@@ -472,3 +472,57 @@ fn a_closed_stdout_ends_every_command_quietly() {
         assert_eq!(stderr(&o), "", "{args:?}");
     }
 }
+
+/// A cassette folder at `dir` whose one index line records `https://example.com/` with the
+/// body field `body` and size `size` (issue 32, item 8: a cassette is untrusted data).
+fn cassette_naming(dir: &Path, body: &str, size: u64) {
+    std::fs::create_dir_all(dir.join("bodies")).unwrap();
+    let line = serde_json::json!({
+        "request": {"kind": "fetch", "url": "https://example.com/"},
+        "response": {"status": 200, "url": "https://example.com/", "body": body, "size": size},
+        "latency_ms": 1,
+        "recorded_unix": 0,
+    });
+    std::fs::write(dir.join("index.jsonl"), format!("{line}\n")).unwrap();
+}
+
+#[test]
+fn a_cassette_s_body_hash_that_is_no_hash_is_refused_not_panicked_on_or_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("x");
+    std::fs::write(&outside, "a host file outside the cassette\n").unwrap();
+    for (body, size) in [
+        ("aé", 2),
+        ("../../x", 33),
+        (outside.to_str().unwrap(), 33),
+        ("/etc/hostname", 8),
+        ("/dev/zero", 10 << 20),
+    ] {
+        let from = tmp.path().join("c/from");
+        let _ = std::fs::remove_dir_all(tmp.path().join("c"));
+        cassette_naming(&from, body, size);
+        let into = tmp.path().join("c/into");
+        let from_arg = from.display().to_string();
+        let into_arg = into.display().to_string();
+        for args in [
+            vec!["cassette", "show", from_arg.as_str()],
+            vec!["cassette", "merge", into_arg.as_str(), from_arg.as_str()],
+        ] {
+            let started = std::time::Instant::now();
+            let o = clawrun(&args).output().unwrap();
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{args:?} with {body:?}: {err}");
+            assert!(
+                err.contains("index.jsonl:1: response.body: ")
+                    && err.contains("is not a body hash"),
+                "{args:?} with {body:?}: {err}"
+            );
+            assert!(!err.contains("panicked"), "{err}");
+            assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        }
+        assert!(
+            !into.join("bodies").exists() || files(&into.join("bodies")).is_empty(),
+            "{body:?}: a body was copied from outside the cassette"
+        );
+    }
+}

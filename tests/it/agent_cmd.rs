@@ -85,6 +85,22 @@ fn trace(run: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `cmd:RECIPE`: a recipe in `dir` running the small SDK-style agent program, passing it
+/// `TINY_AGENT_SKIP_FIRST_TOOL` from clawrun's environment.
+fn tiny_recipe(dir: &Path) -> String {
+    let argv: Vec<String> = shlex::split(tiny_agent().strip_prefix("cmd:").unwrap()).unwrap();
+    let recipe = dir.join("tiny.yaml");
+    std::fs::write(
+        &recipe,
+        format!(
+            "command: {}\npass_env: [TINY_AGENT_SKIP_FIRST_TOOL]\n",
+            serde_json::to_string(&argv).unwrap()
+        ),
+    )
+    .unwrap();
+    format!("cmd:{}", recipe.display())
+}
+
 /// Writes the oracle-as-a-model script for T002 into `dir`.
 fn script(dir: &Path) -> String {
     let path = dir.join("model.json");
@@ -114,7 +130,7 @@ fn an_sdk_agent_recovers_from_model_faults_and_its_trial_replays() {
     let model = format!("scripted:{}", script(tmp.path()));
     let out = one_trial(
         &run,
-        &tiny_agent(),
+        &tiny_recipe(tmp.path()),
         &model,
         plan.to_str().unwrap(),
         &[],
@@ -189,7 +205,8 @@ fn an_sdk_agent_recovers_from_model_faults_and_its_trial_replays() {
     assert!(same, "{text}");
     assert!(text.contains("1 identical, 0 diverged"), "{text}");
 
-    // A program that behaves differently on replay: the first difference is named.
+    // A program that behaves differently on replay (told so by a variable its recipe passes
+    // on): the first difference is named.
     let (same, text) = replay(&run, &[("TINY_AGENT_SKIP_FIRST_TOOL", "1".as_ref())]);
     assert!(!same, "{text}");
     assert!(
@@ -473,4 +490,334 @@ fn past_the_token_limit_the_proxy_refuses_and_the_trial_ends_on_it() {
         statuses[answered..].iter().all(|s| *s == 400),
         "{statuses:?}"
     );
+}
+
+/// Every file under `dir`, with its bytes.
+fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            let bytes = std::fs::read(&p).unwrap();
+            out.push((p, bytes));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_program_gets_an_allow_listed_environment_and_none_of_clawrun_s_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let seen = tmp.path().join("env.txt");
+    let agent = format!("cmd:sh -c 'env > {}'", seen.display());
+    let env = [
+        ("OPENROUTER_API_KEY", "real-openrouter-key".as_ref()),
+        ("OPENAI_API_KEY", "real-openai-key".as_ref()),
+        ("ANTHROPIC_API_KEY", "real-anthropic-key".as_ref()),
+        ("SERP_DEV_KEY", "real-serp-key".as_ref()),
+        ("MY_JUDGE_KEY", "real-judge-key".as_ref()),
+        ("LC_CTYPE", "C.UTF-8".as_ref()),
+    ];
+    let out = one_trial(&run, &agent, "openrouter:some/model", "none", &[], &env);
+    ok(&out);
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    assert!(
+        !seen.contains("real-"),
+        "a key of clawrun's reached the program:\n{seen}"
+    );
+    let names: Vec<&str> = seen
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(k, _)| k))
+        .collect();
+    for name in [
+        "PATH",
+        "HOME",
+        "LC_CTYPE",
+        "CLAWRUN_MCP_URL",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+    ] {
+        assert!(names.contains(&name), "{name} missing: {names:?}");
+    }
+    for name in [
+        "OPENROUTER_API_KEY",
+        "SERP_DEV_KEY",
+        "MY_JUDGE_KEY",
+        "CARGO_MANIFEST_DIR",
+    ] {
+        assert!(!names.contains(&name), "{name} passed: {names:?}");
+    }
+    assert!(seen.contains("OPENAI_API_KEY=clawrun-proxy"), "{seen}");
+
+    // A recipe may pass on a variable by name, never one holding a key clawrun uses.
+    let recipe = tmp.path().join("pass.yaml");
+    let asks = |names: &str| {
+        std::fs::write(
+            &recipe,
+            format!(
+                "command: [sh, -c, 'env > {}']\npass_env: [{names}]\n",
+                tmp.path().join("passed.txt").display()
+            ),
+        )
+        .unwrap();
+        format!("cmd:{}", recipe.display())
+    };
+    let mine = [
+        ("MY_SETTING", "kept".as_ref()),
+        ("MY_JUDGE_KEY", "real-judge-key".as_ref()),
+    ];
+    ok(&one_trial(
+        &tmp.path().join("r2"),
+        &asks("MY_SETTING"),
+        "",
+        "none",
+        &[],
+        &mine,
+    ));
+    let passed = std::fs::read_to_string(tmp.path().join("passed.txt")).unwrap();
+    assert!(passed.contains("MY_SETTING=kept"), "{passed}");
+    let out = one_trial(
+        &tmp.path().join("r3"),
+        &asks("OPENROUTER_API_KEY"),
+        "",
+        "none",
+        &[],
+        &env,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pass_env: \"OPENROUTER_API_KEY\": clawrun holds the key"),
+        "{err}"
+    );
+    // A variable holding the key behind the proxy: the trial fails, naming it.
+    let leaky = [
+        ("OPENROUTER_API_KEY", "real-openrouter-key".as_ref()),
+        ("MY_SETTING", "x-real-openrouter-key".as_ref()),
+    ];
+    let r4 = tmp.path().join("r4");
+    let _ = one_trial(
+        &r4,
+        &asks("MY_SETTING"),
+        "openrouter:some/model",
+        "none",
+        &[],
+        &leaky,
+    );
+    let text = std::fs::read_to_string(r4.join("journal.jsonl")).unwrap();
+    assert!(
+        text.contains("pass_env: MY_SETTING holds a key clawrun uses itself"),
+        "{text}"
+    );
+    assert!(!text.contains("real-openrouter-key"), "{text}");
+}
+
+/// A model endpoint on loopback that echoes the request's `Authorization` header in its
+/// answer (as a debugging proxy might): its address.
+fn echoing_upstream() -> std::net::SocketAddr {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let mut reader = BufReader::new(stream);
+            let (mut auth, mut length) = (String::new(), 0usize);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("authorization:") {
+                    auth = line[line.len() - v.len()..].trim().to_string();
+                }
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let answer = serde_json::json!({
+                "id": "x", "object": "chat.completion", "model": "m",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": format!("you sent {auth}")}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            })
+            .to_string();
+            let mut stream = reader.into_inner();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    addr
+}
+
+#[test]
+fn an_upstream_echoing_the_real_key_hands_it_neither_to_the_program_nor_to_the_trace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let got = tmp.path().join("answer.json");
+    let program = tmp.path().join("ask.sh");
+    std::fs::write(
+        &program,
+        format!(
+            "curl -s -X POST \"$OPENAI_BASE_URL/chat/completions\" -H \"authorization: Bearer $OPENAI_API_KEY\" -H 'content-type: application/json' -d '{{\"model\": \"m\", \"messages\": [{{\"role\": \"user\", \"content\": \"hi\"}}]}}' > {}\n",
+            got.display()
+        ),
+    )
+    .unwrap();
+    let base = format!("http://{}/v1", echoing_upstream());
+    let env = [
+        ("OPENAI_BASE_URL", base.as_ref()),
+        ("OPENAI_API_KEY", "the-real-key-4711".as_ref()),
+    ];
+    let agent = format!("cmd:sh {}", program.display());
+    let out = one_trial(&run, &agent, "openai:upstream-model", "none", &[], &env);
+    ok(&out);
+    let got = std::fs::read_to_string(&got).unwrap();
+    assert!(got.contains("you sent Bearer clawrun-proxy"), "{got}");
+    assert!(!got.contains("the-real-key-4711"), "{got}");
+    for (path, bytes) in files_under(&run) {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("the-real-key-4711"),
+            "the real key is in {}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn the_model_proxy_refuses_a_request_body_over_its_limit_with_413() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let (code, body) = (tmp.path().join("code"), tmp.path().join("body"));
+    let script = tmp.path().join("model.yaml");
+    std::fs::write(&script, "rules:\n  - reply: {text: fine}\n").unwrap();
+    let program = tmp.path().join("flood.sh");
+    // 40 MB declared (refused before it is read), then 40 MB chunked (refused as it passes
+    // the limit).
+    std::fs::write(
+        &program,
+        format!(
+            "for how in length chunked; do\n\
+             if [ $how = chunked ]; then h='transfer-encoding: chunked'; else h='x-how: length'; fi\n\
+             head -c 40000000 /dev/zero | tr '\\0' a | curl -s -o {body}.$how -w '%{{http_code}}\\n' -X POST -H 'content-type: application/json' -H \"$h\" --data-binary @- \"$OPENAI_BASE_URL/chat/completions\" >> {code}\n\
+             done\n",
+            body = body.display(),
+            code = code.display()
+        ),
+    )
+    .unwrap();
+    let agent = format!("cmd:sh {}", program.display());
+    let model = format!("scripted:{}", script.display());
+    let out = one_trial(&run, &agent, &model, "none", &[], &[]);
+    ok(&out);
+    let codes = std::fs::read_to_string(&code).unwrap();
+    assert_eq!(codes, "413\n413\n", "{codes}");
+    for how in ["length", "chunked"] {
+        let said = std::fs::read_to_string(format!("{}.{how}", body.display())).unwrap();
+        assert!(
+            said.contains("larger than its limit of 33554432 bytes"),
+            "{how}: {said}"
+        );
+    }
+    let calls = trace(&run)
+        .iter()
+        .filter(|e| e["type"] == "model_call")
+        .count();
+    assert_eq!(calls, 0, "a refused request is not a model call");
+}
+
+#[test]
+fn the_trial_s_endpoints_answer_only_under_its_secret_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let seen = tmp.path().join("seen");
+    let program = tmp.path().join("probe.sh");
+    std::fs::write(
+        &program,
+        format!(
+            "init='{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"p\",\"version\":\"0\"}}}}}}'\n\
+             hostport=$(echo \"$CLAWRUN_MCP_URL\" | cut -d/ -f3)\n\
+             post() {{ curl -s -o /dev/null -w '%{{http_code}}\\n' -X POST -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' -d \"$init\" \"$1\"; }}\n\
+             post \"http://$hostport/mcp\" >> {seen}\n\
+             post \"http://$hostport/v1/chat/completions\" >> {seen}\n\
+             post \"$CLAWRUN_MCP_URL\" >> {seen}\n\
+             echo \"$CLAWRUN_MCP_URL\" >> {seen}\n\
+             echo \"$OPENAI_BASE_URL\" >> {seen}\n",
+            seen = seen.display()
+        ),
+    )
+    .unwrap();
+    let agent = format!("cmd:sh {}", program.display());
+    let out = one_trial(&run, &agent, "", "none", &[], &[]);
+    ok(&out);
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    let lines: Vec<&str> = seen.lines().collect();
+    assert_eq!(&lines[..3], ["404", "404", "200"], "{seen}");
+    // http://127.0.0.1:PORT/SECRET/mcp and http://127.0.0.1:PORT/SECRET/v1.
+    let secret = lines[3].split('/').nth(3).unwrap();
+    assert_eq!(secret.len(), 32, "{seen}");
+    assert_eq!(
+        lines[3],
+        format!(
+            "http://{}/{secret}/mcp",
+            lines[3].split('/').nth(2).unwrap()
+        )
+    );
+    assert!(lines[4].ends_with(&format!("/{secret}/v1")), "{seen}");
+    // The secret is nowhere in the run folder.
+    for (path, bytes) in files_under(&run) {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(secret),
+            "the secret is in {}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn recipe_files_that_leave_the_scratch_folders_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("outside.txt");
+    for (name, path) in [
+        ("climb", "{home}/../../escaped.txt".to_string()),
+        ("absolute", target.display().to_string()),
+        ("relative", "escaped.txt".to_string()),
+    ] {
+        let recipe = tmp.path().join(format!("{name}.yaml"));
+        std::fs::write(
+            &recipe,
+            format!("command: [sh, -c, 'true']\nfiles:\n  {path:?}: written\n"),
+        )
+        .unwrap();
+        let run = tmp.path().join(format!("run-{name}"));
+        let out = one_trial(
+            &run,
+            &format!("cmd:{}", recipe.display()),
+            "",
+            "none",
+            &[],
+            &[],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(
+            err.contains(&format!("{name}.yaml: files: {path:?}: must")),
+            "{name}: {err}"
+        );
+        assert!(!run.exists(), "{name}: a run folder was made");
+    }
+    assert!(!target.exists());
+    assert!(!tmp.path().join("escaped.txt").exists());
 }

@@ -50,6 +50,8 @@ fn web(path: &str, port: u16) -> Page {
     match path {
         "/article" => Page::ok("text/html; charset=utf-8", ARTICLE),
         "/data.txt" => Page::ok("text/plain", "plain data\n"),
+        // Longer than the web layer keeps (10 MiB).
+        "/big" => Page::ok("application/octet-stream", vec![b'z'; 11 << 20]),
         "/redirect" => Page {
             status: 302,
             content_type: "text/plain",
@@ -706,4 +708,65 @@ fn web_tasks_need_the_web_only_when_it_is_off() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn curl_of_a_page_over_the_web_s_body_limit_says_it_was_cut_and_fails_with_63() {
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start(web);
+    let base = server.base();
+    let steps = format!(
+        "    - call: Bash\n      args:\n        command: |\n          curl -sS {base}/big -o big.bin; echo \"exit $?\"\n          wc -c < big.bin\n          curl -s {base}/data.txt; echo \"exit $?\"\n"
+    );
+    let suite = tmp.path().join("suite");
+    let dir = suite.join("tasks/web_big");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("task.yaml"),
+        task("web_big", "web_real", "", &steps),
+    )
+    .unwrap();
+    let (s, r1, r2) = (
+        suite.to_str().unwrap(),
+        tmp.path().join("r1"),
+        tmp.path().join("r2"),
+    );
+    let allow = format!("127.0.0.1:{}", server.port());
+    let common = [
+        "run", "web_big", "--suite", s, "--agent", "oracle", "--report", "none",
+    ];
+    let mut record = common.to_vec();
+    record.extend([
+        "--out",
+        r1.to_str().unwrap(),
+        "--web",
+        "record",
+        "--web-allow",
+        &allow,
+    ]);
+    ok(&clawrun(&record));
+    drop(server);
+    let cassette = r1.join("web");
+    let mut replay = common.to_vec();
+    replay.extend([
+        "--out",
+        r2.to_str().unwrap(),
+        "--web-cassette",
+        cassette.to_str().unwrap(),
+    ]);
+    ok(&clawrun(&replay));
+    for run in [&r1, &r2] {
+        let out = results(&trace(run, "web_big", 0));
+        let text = &out[0].1;
+        assert!(
+            text.contains(
+                "curl: (63) Maximum file size exceeded: the web keeps the first 10485760 bytes"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("exit 63\n10485760\nplain data\nexit 0"),
+            "{text}"
+        );
+    }
 }

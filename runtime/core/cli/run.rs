@@ -134,6 +134,15 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         &args.model_flags,
     )?;
     let mut agent = models.agent;
+    if let AgentSpec::Command(command) = &mut agent {
+        // The judge's and the user model's keys never reach the agent program.
+        command.withheld = crate::external::environment::Withheld::new(
+            [&models.judge, &models.user_model]
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.api_key.clone()),
+        );
+    }
     match (&mut agent, args.model.clone()) {
         (AgentSpec::Command(command), Some(model)) => command.model = model,
         (_, Some(_)) => {

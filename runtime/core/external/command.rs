@@ -17,10 +17,12 @@ use clawrun_agents::mock::{Script, ScriptedModel};
 use clawrun_agents::trace::{Event, EventKind};
 
 use super::bridge::{BridgeHandle, ExternalAgent, ModelLedger};
+use super::environment::{Endpoints, Withheld, program_env};
 use super::mcp::TrialTools;
 use super::proxy::{ModelProxy, ModelSource, RecordedAnswer, Upstream};
-use super::recipe::{Recipe, fill};
+use super::recipe::{Recipe, fill, inside};
 use super::server::{LoopbackServer, McpMount};
+use super::session::Secret;
 use crate::trial::TaskEnv;
 
 /// Where one trial of an agent program runs: the trial, its folder in the run (logs, scratch),
@@ -95,6 +97,9 @@ pub struct CommandAgent {
     pub recipe: Recipe,
     /// The model behind the proxy.
     pub model: ProxyModel,
+    /// Keys clawrun holds besides those in its environment (the judge's, the user model's,
+    /// from a model settings file): none may reach the program.
+    pub withheld: Withheld,
 }
 
 impl CommandAgent {
@@ -109,6 +114,7 @@ impl CommandAgent {
             text: text.to_string(),
             recipe,
             model: ProxyModel::None,
+            withheld: Withheld::default(),
         })
     }
 
@@ -178,6 +184,9 @@ impl CommandAgent {
                 .with_request_log(requests),
         );
         let tools = TrialTools::new(&task.tools, bridge.clone(), &task.system);
+        // The endpoints sit under a secret path only the program is told: no other local
+        // process can drive the trial or spend its model.
+        let secret = Secret::new().context("reading a per-trial secret from /dev/urandom")?;
         let server = LoopbackServer::start(
             SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             Some(McpMount {
@@ -185,6 +194,7 @@ impl CommandAgent {
                 end_on_delete: None,
             }),
             Some(proxy.clone()),
+            Some(secret),
         )?;
         agent.set_events(events);
         let program = self.spawn(task, trial, dir, &server)?;
@@ -219,7 +229,8 @@ impl CommandAgent {
             ("trial_id", format!("{}/{trial}", task.id())),
         ]);
         for (path, content) in &self.recipe.files {
-            let path = PathBuf::from(fill(path, &values));
+            let path = inside(&fill(path, &values), &[home.as_path(), workdir.as_path()])
+                .map_err(|e| anyhow!("--agent cmd:{}: {e:#}", self.text))?;
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
@@ -232,6 +243,35 @@ impl CommandAgent {
             .iter()
             .map(|a| fill(a, &values))
             .collect();
+        let endpoints = Endpoints {
+            home: home.clone().into_os_string(),
+            prompt: values["prompt"].clone(),
+            mcp_url: values["mcp_url"].clone(),
+            task_id: values["task_id"].clone(),
+            trial_id: values["trial_id"].clone(),
+            model: values["model"].clone(),
+            openai_base_url: values["openai_base_url"].clone(),
+            anthropic_base_url: values["anthropic_base_url"].clone(),
+            api_key: DUMMY_KEY.to_string(),
+        };
+        let recipe_env = self
+            .recipe
+            .env
+            .iter()
+            .map(|(name, value)| (name.clone(), fill(value, &values)))
+            .collect();
+        let upstream_key = match &self.model {
+            ProxyModel::Model(config) => config.resolve().ok().and_then(|e| e.api_key),
+            _ => None,
+        };
+        let env = program_env(
+            std::env::vars_os(),
+            &self.recipe.pass_env,
+            &self.withheld.with_env(upstream_key),
+            &endpoints,
+            &recipe_env,
+        )
+        .map_err(|e| anyhow!("--agent cmd:{}: {e}", self.text))?;
         let mut command = Command::new(&argv[0]);
         command
             .args(&argv[1..])
@@ -239,23 +279,9 @@ impl CommandAgent {
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(dir.join("stdout.log"))?)
             .stderr(std::fs::File::create(dir.join("stderr.log"))?)
-            .env("HOME", &home)
-            .env("CLAWRUN_PROMPT", &values["prompt"])
-            .env("CLAWRUN_MCP_URL", &values["mcp_url"])
-            .env("CLAWRUN_TASK_ID", &values["task_id"])
-            .env("CLAWRUN_TRIAL_ID", &values["trial_id"])
-            .env("CLAWRUN_MODEL", &values["model"])
-            .env("OPENAI_BASE_URL", &values["openai_base_url"])
-            .env("OPENAI_API_KEY", DUMMY_KEY)
-            .env("ANTHROPIC_BASE_URL", &values["anthropic_base_url"])
-            .env("ANTHROPIC_API_KEY", DUMMY_KEY)
-            .env("NO_PROXY", "127.0.0.1,localhost")
-            .env_remove("HTTP_PROXY")
-            .env_remove("HTTPS_PROXY")
-            .env_remove("ALL_PROXY");
-        for (name, value) in &self.recipe.env {
-            command.env(name, fill(value, &values));
-        }
+            // Nothing of clawrun's own environment (its keys among it) but the allow-list.
+            .env_clear()
+            .envs(env);
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let child = command.spawn().map_err(|e| {

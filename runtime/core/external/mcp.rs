@@ -66,13 +66,16 @@ impl TrialTools {
         self.tools.iter().map(|t| t.name.to_string()).collect()
     }
 
-    /// Serves the tools over stdin and stdout until the client closes the session; then the
-    /// trial's Execution ends.
+    /// Serves the tools over stdin and stdout (each message bounded, [`super::stdio`]) until
+    /// the client closes the session; then the trial's Execution ends.
     pub async fn serve_stdio(self) -> anyhow::Result<()> {
         let bridge = self.bridge.clone();
         let served = async {
             let running = self
-                .serve(rmcp::transport::stdio())
+                .serve(super::stdio::BoundedLines::new(
+                    tokio::io::stdin(),
+                    tokio::io::stdout(),
+                ))
                 .await
                 .map_err(|e| anyhow::anyhow!("MCP over stdio: {e}"))?;
             running

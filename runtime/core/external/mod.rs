@@ -9,16 +9,22 @@
 //! - [`command`]: `--agent cmd:`: an agent program per trial, its files, environment, logs,
 //!   time limit and exit.
 //! - [`recipe`]: `agents/*.yaml`, how to start a given agent program.
+//! - [`environment`]: an agent program's environment, from an allow-list.
+//! - [`session`]: the trial's one MCP session over HTTP, and the per-trial secret path.
+//! - [`stdio`]: MCP over stdin and stdout, every message bounded and answered.
 //! - [`answer`]: an answer's text and tokens, read back in any wire.
 //! - [`server`]: the loopback HTTP server of an external trial (`/mcp`, `/v1`).
 
 pub mod answer;
 pub mod bridge;
 pub mod command;
+pub mod environment;
 pub mod mcp;
 pub mod proxy;
 pub mod recipe;
 pub mod server;
+pub mod session;
+pub mod stdio;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -78,7 +84,9 @@ pub fn mcp_agent(task: &TaskEnv, transport: &McpTransport) -> Result<Box<dyn Age
                 tools,
                 end_on_delete: Some(bridge),
             };
-            let server = LoopbackServer::start(*addr, Some(mount), None)?;
+            // No secret: the user starts the client from the URL printed; the trial is bound
+            // to the first session that initialises.
+            let server = LoopbackServer::start(*addr, Some(mount), None, None)?;
             eprintln!("clawrun mcp: serving {} at {}", task.id(), server.mcp_url());
             agent.keep(server);
         }

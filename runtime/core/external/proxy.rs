@@ -19,8 +19,13 @@ use hyper::{Request, Response};
 
 use super::answer::read_answer;
 use super::bridge::ModelLedger;
-use super::server::{Reply, Route, body};
+use super::command::DUMMY_KEY;
+use super::server::{BodyError, Reply, Route, body, read_bounded};
 use crate::trial::recorder::fault_event;
+
+/// The largest model request the proxy reads (32 MiB, about Anthropic's own request limit);
+/// a larger one is answered 413, neither counted nor recorded.
+pub const MAX_REQUEST_BYTES: usize = 32 << 20;
 
 /// A recorded answer (a `model_call` event's fields).
 #[derive(Clone, Debug, PartialEq)]
@@ -194,12 +199,21 @@ impl ModelProxy {
             })
             .collect();
         let path = req.uri().path().to_string();
-        let bytes = req
-            .into_body()
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let too_large = || {
+            Answer::error(
+                wire,
+                413,
+                "request_too_large",
+                &format!(
+                    "clawrun's model proxy: the request body is larger than its limit of {MAX_REQUEST_BYTES} bytes"
+                ),
+            )
+        };
+        let bytes = match read_bounded(req.into_body(), MAX_REQUEST_BYTES).await {
+            Ok(bytes) => bytes,
+            Err(BodyError::TooLarge) => return Ok(too_large()),
+            Err(BodyError::Broken(why)) => return Err(std::io::Error::other(why)),
+        };
         let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
         self.log_request(n, wire, &path, &bytes);
         if let Some(budget) = self
@@ -454,6 +468,9 @@ async fn forward(
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.parse().ok());
             let body = response.text().await.unwrap_or_default();
+            // An upstream that echoes its request (the Authorization header among it) must not
+            // hand the real key to the program, nor write it into the trace.
+            let body = scrub(body, upstream.api_key.as_deref());
             Answer {
                 status,
                 content_type,
@@ -465,8 +482,19 @@ async fn forward(
             wire,
             502,
             "upstream_unreachable",
-            &format!("clawrun's model proxy could not reach {url}: {e}"),
+            &scrub(
+                format!("clawrun's model proxy could not reach {url}: {e}"),
+                upstream.api_key.as_deref(),
+            ),
         ),
+    }
+}
+
+/// `text` with every occurrence of the real `key` replaced by the dummy one.
+fn scrub(text: String, key: Option<&str>) -> String {
+    match key {
+        Some(key) if !key.is_empty() && text.contains(key) => text.replace(key, DUMMY_KEY),
+        _ => text,
     }
 }
 

@@ -3,7 +3,7 @@
 //! with placeholders that clawrun fills in per trial.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use serde::Deserialize;
@@ -49,6 +49,10 @@ pub struct Recipe {
     /// Environment variables set for it (beside clawrun's own).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Variables of clawrun's own environment passed on to it by name (beside the
+    /// allow-list, [`super::environment`]); never one holding a key clawrun uses.
+    #[serde(default)]
+    pub pass_env: Vec<String>,
     /// Files written before it starts: path (under `{home}` or `{workdir}`) -> content.
     #[serde(default)]
     pub files: BTreeMap<String, String>,
@@ -68,6 +72,7 @@ impl Recipe {
             wire: None,
             command: argv,
             env: BTreeMap::new(),
+            pass_env: Vec::new(),
             files: BTreeMap::new(),
         })
     }
@@ -104,6 +109,13 @@ impl Recipe {
                 ));
             }
         }
+        for name in &recipe.pass_env {
+            super::environment::check_pass_env(name)
+                .map_err(|why| anyhow!("{file}: pass_env: {name:?}: {why}"))?;
+        }
+        for path in recipe.files.keys() {
+            check_file_path(path).map_err(|why| anyhow!("{file}: files: {path:?}: {why}"))?;
+        }
         Ok(recipe)
     }
 
@@ -122,6 +134,53 @@ impl Recipe {
             .map(|(n, text)| Recipe::parse(text, &format!("agents/{n}.yaml")))
             .transpose()
     }
+}
+
+/// Why a `files:` path of a recipe is refused, if it is: it must be `{home}/...` or
+/// `{workdir}/...` and stay there (no `..`, no absolute or relative path of its own).
+fn check_file_path(path: &str) -> Result<(), String> {
+    let rest = ["{home}/", "{workdir}/"]
+        .iter()
+        .find_map(|prefix| path.strip_prefix(prefix))
+        .ok_or("must start with {home}/ or {workdir}/ (the agent's scratch folders)")?;
+    let mut named = false;
+    for component in Path::new(rest).components() {
+        match component {
+            Component::Normal(_) => named = true,
+            Component::CurDir => {}
+            _ => {
+                return Err(
+                    "must stay inside {home} or {workdir}: no `..` and no second root".into(),
+                );
+            }
+        }
+    }
+    if !named {
+        return Err("names no file inside {home} or {workdir}".into());
+    }
+    Ok(())
+}
+
+/// `path` (a filled-in `files:` path) when it lies inside one of `roots`, below it; an error
+/// naming it otherwise. Checked again after filling: a placeholder's value could hold `..`.
+pub fn inside(path: &str, roots: &[&Path]) -> Result<PathBuf> {
+    let candidate = Path::new(path);
+    for root in roots {
+        if let Ok(rest) = candidate.strip_prefix(root)
+            && rest.components().next().is_some()
+            && rest.components().all(|c| matches!(c, Component::Normal(_)))
+        {
+            return Ok(candidate.to_path_buf());
+        }
+    }
+    Err(anyhow!(
+        "files: {path:?} is not inside the agent's scratch folders ({}); a recipe writes only under {{home}} and {{workdir}}",
+        roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
 }
 
 /// The first `{name}` in `text` (a lower-case word in braces) that is not a placeholder.
@@ -193,6 +252,37 @@ mod tests {
         let e = Recipe::parse("command: []", "r.yaml").unwrap_err();
         assert!(e.to_string().contains("command: must name"), "{e}");
         assert!(Recipe::parse("command: [a]\nwhat: 1", "r.yaml").is_err());
+    }
+
+    #[test]
+    fn files_stay_in_the_scratch_folders() {
+        for bad in [
+            "/etc/x",
+            "x.toml",
+            "{home}/../../x",
+            "{workdir}/a/../../b",
+            "{home}/",
+            "{home}//etc/x",
+            "{model}/x",
+            "{home}x",
+        ] {
+            let text = format!("command: [a]\nfiles:\n  {bad:?}: hi\n");
+            let e = Recipe::parse(&text, "r.yaml").unwrap_err().to_string();
+            assert!(e.starts_with("r.yaml: files: "), "{bad}: {e}");
+        }
+        assert!(Recipe::parse("command: [a]\nfiles:\n  '{home}/.c/x.toml': hi\n", "r").is_ok());
+        let (home, work) = (Path::new("/r/home"), Path::new("/r/work"));
+        assert!(inside("/r/home/a/b", &[home, work]).is_ok());
+        assert!(inside("/r/work/./a", &[home, work]).is_ok());
+        for bad in [
+            "/r/home/../x",
+            "/r/home",
+            "/r/homex/a",
+            "/etc/passwd",
+            "rel",
+        ] {
+            assert!(inside(bad, &[home, work]).is_err(), "{bad}");
+        }
     }
 
     #[test]

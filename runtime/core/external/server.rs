@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bridge::BridgeHandle;
 use super::mcp::TrialTools;
+use super::session::{Secret, SessionGate};
 
 /// A response body.
 pub type Body = BoxBody<Bytes, Infallible>;
@@ -39,9 +40,9 @@ pub trait Route: Send + Sync + 'static {
     fn handle(self: Arc<Self>, req: Request<Incoming>) -> Reply;
 }
 
-/// MCP at `/mcp`: the trial's tools; with `end_on_delete`, a client closing its session
-/// (HTTP `DELETE /mcp`) ends Execution (`clawrun mcp --listen`; an agent program's trial ends
-/// when the program exits instead).
+/// MCP at `/mcp`: the trial's tools, for the trial's one session ([`SessionGate`]); with
+/// `end_on_delete`, that session closing (HTTP `DELETE /mcp` with its id) ends Execution
+/// (`clawrun mcp --listen`; an agent program's trial ends when the program exits instead).
 pub struct McpMount {
     /// The tools.
     pub tools: TrialTools,
@@ -52,16 +53,21 @@ pub struct McpMount {
 /// A running loopback server; stops when dropped.
 pub struct LoopbackServer {
     addr: SocketAddr,
+    /// The routes' secret prefix, if any.
+    secret: Option<Secret>,
     stop: CancellationToken,
     thread: Option<JoinHandle<()>>,
 }
 
 impl LoopbackServer {
-    /// Binds `addr` (port 0: any free port) and serves `mcp` at `/mcp` and `proxy` at `/v1`.
+    /// Binds `addr` (port 0: any free port) and serves `mcp` at `/mcp` and `proxy` at `/v1`;
+    /// with `secret`, only under `/SECRET` (`/SECRET/mcp`, `/SECRET/v1`): any other path is
+    /// a 404.
     pub fn start(
         addr: SocketAddr,
         mcp: Option<McpMount>,
         proxy: Option<Arc<dyn Route>>,
+        secret: Option<Secret>,
     ) -> Result<Self> {
         let std_listener =
             std::net::TcpListener::bind(addr).with_context(|| format!("binding {addr}"))?;
@@ -69,6 +75,7 @@ impl LoopbackServer {
         let addr = std_listener.local_addr()?;
         let stop = CancellationToken::new();
         let token = stop.clone();
+        let routes_secret = secret.clone();
         let thread = std::thread::Builder::new()
             .name("clawrun-loopback".into())
             .spawn(move || {
@@ -78,10 +85,11 @@ impl LoopbackServer {
                 else {
                     return;
                 };
-                rt.block_on(serve(std_listener, mcp, proxy, token));
+                rt.block_on(serve(std_listener, mcp, proxy, routes_secret, token));
             })?;
         Ok(LoopbackServer {
             addr,
+            secret,
             stop,
             thread: Some(thread),
         })
@@ -92,19 +100,27 @@ impl LoopbackServer {
         self.addr
     }
 
+    /// The server's root URL (with the secret prefix, if any).
+    fn root(&self) -> String {
+        match &self.secret {
+            Some(secret) => format!("http://{}/{}", self.addr, secret.as_str()),
+            None => format!("http://{}", self.addr),
+        }
+    }
+
     /// The MCP endpoint's URL.
     pub fn mcp_url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
+        format!("{}/mcp", self.root())
     }
 
     /// The model proxy's OpenAI-style base URL (`.../v1`).
     pub fn openai_base(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("{}/v1", self.root())
     }
 
     /// The model proxy's Anthropic-style base URL (the root).
     pub fn anthropic_base(&self) -> String {
-        format!("http://{}", self.addr)
+        self.root()
     }
 }
 
@@ -127,14 +143,19 @@ async fn serve(
     listener: std::net::TcpListener,
     mcp: Option<McpMount>,
     proxy: Option<Arc<dyn Route>>,
+    secret: Option<Secret>,
     stop: CancellationToken,
 ) {
     let Ok(listener) = TcpListener::from_std(listener) else {
         return;
     };
-    let end_on_delete = mcp.as_ref().and_then(|m| m.end_on_delete.clone());
     let sessions = CancellationToken::new();
-    let mcp = mcp.map(|m| m.tools.http_service(sessions.clone()));
+    let mcp = mcp.map(|m| {
+        (
+            m.tools.http_service(sessions.clone()),
+            Arc::new(SessionGate::new(m.end_on_delete)),
+        )
+    });
     let in_flight = InFlight::default();
     let mut connections = JoinSet::new();
     loop {
@@ -147,16 +168,16 @@ async fn serve(
                 };
                 // Small request-answer exchanges: no Nagle delay waiting on the peer's ACK.
                 let _ = stream.set_nodelay(true);
-                let (mcp, proxy, end) = (mcp.clone(), proxy.clone(), end_on_delete.clone());
+                let (mcp, proxy, secret) = (mcp.clone(), proxy.clone(), secret.clone());
                 let in_flight = in_flight.clone();
                 connections.spawn(async move {
                     let service = service_fn(move |req: Request<Incoming>| {
-                        let (mcp, proxy, end) = (mcp.clone(), proxy.clone(), end.clone());
+                        let (mcp, proxy, secret) = (mcp.clone(), proxy.clone(), secret.clone());
                         // A standing GET stream (server-to-client events) never ends: only
                         // requests that expect an answer are waited for.
                         let guard = (req.method() != Method::GET).then(|| in_flight.enter());
                         async move {
-                            let response = route(req, mcp, proxy, end).await?;
+                            let response = route(req, mcp, proxy, secret).await?;
                             Ok::<_, std::io::Error>(match guard {
                                 Some(guard) => response.map(|b| GuardedBody(b, guard).boxed()),
                                 None => response,
@@ -180,24 +201,39 @@ async fn serve(
     connections.abort_all();
 }
 
-/// Sends `req` to MCP or to the model proxy.
+/// The MCP service and the gate that binds it to the trial's session.
+type Mcp = (
+    StreamableHttpService<TrialTools, LocalSessionManager>,
+    Arc<SessionGate>,
+);
+
+/// Sends `req` to MCP (through its session gate) or to the model proxy; with `secret`, only
+/// paths under it, which the routes then see without it.
 async fn route(
-    req: Request<Incoming>,
-    mcp: Option<StreamableHttpService<TrialTools, LocalSessionManager>>,
+    mut req: Request<Incoming>,
+    mcp: Option<Mcp>,
     proxy: Option<Arc<dyn Route>>,
-    end: Option<BridgeHandle>,
+    secret: Option<Secret>,
 ) -> Result<Response<Body>, std::io::Error> {
+    if let Some(secret) = &secret {
+        let Some(rest) = secret.strip(req.uri().path()) else {
+            return Ok(not_found(
+                "not found: this trial's endpoints are at the URLs clawrun gave its agent program (CLAWRUN_MCP_URL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL)",
+            ));
+        };
+        let query = req.uri().query().map_or(String::new(), |q| format!("?{q}"));
+        let stripped = format!("{}{query}", if rest.is_empty() { "/" } else { rest });
+        match stripped.parse() {
+            Ok(uri) => *req.uri_mut() = uri,
+            Err(_) => return Ok(not_found("not found")),
+        }
+    }
     let path = req.uri().path();
     if path == "/mcp" || path.starts_with("/mcp/") {
-        let Some(mcp) = mcp else {
+        let Some((mcp, gate)) = mcp else {
             return Ok(not_found("this server has no MCP endpoint"));
         };
-        let delete = req.method() == Method::DELETE;
-        let response = mcp.handle(req).await;
-        if let (true, Some(end)) = (delete, end) {
-            end.end(None).await;
-        }
-        return Ok(response);
+        return Ok(gate.handle(req, &mcp).await);
     }
     match proxy {
         Some(proxy) => proxy.handle(req).await,
@@ -252,6 +288,59 @@ impl hyper::body::Body for GuardedBody {
     fn size_hint(&self) -> hyper::body::SizeHint {
         self.0.size_hint()
     }
+}
+
+/// Why a request body was not read.
+#[derive(Debug)]
+pub enum BodyError {
+    /// It is larger than the limit.
+    TooLarge,
+    /// The connection failed while it was read.
+    Broken(String),
+}
+
+/// How much of a refused body is still read (and dropped) before the refusal is sent, so
+/// that the client, still sending, reads it instead of a reset connection.
+const LINGER_BYTES: u64 = 64 << 20;
+/// How long a refused body is still read at most.
+const LINGER_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A request body of at most `max` bytes, never holding more. A larger one is an error; the
+/// rest of it is read and dropped (at most [`LINGER_BYTES`] for [`LINGER_TIME`]) so that the
+/// client gets the answer.
+pub async fn read_bounded(mut body: Incoming, max: usize) -> Result<Bytes, BodyError> {
+    let declared = hyper::body::Body::size_hint(&body).lower();
+    let mut kept = bytes::BytesMut::new();
+    let mut over = declared > max as u64;
+    while !over {
+        match body.frame().await {
+            None => return Ok(kept.freeze()),
+            Some(Err(e)) => return Err(BodyError::Broken(e.to_string())),
+            Some(Ok(frame)) => {
+                if let Ok(data) = frame.into_data() {
+                    if kept.len() + data.len() > max {
+                        over = true;
+                    } else {
+                        kept.extend_from_slice(&data);
+                    }
+                }
+            }
+        }
+    }
+    drop(kept);
+    let linger = async {
+        let mut dropped = 0u64;
+        while dropped < LINGER_BYTES {
+            match body.frame().await {
+                Some(Ok(frame)) => {
+                    dropped += frame.data_ref().map_or(0, |d| d.len() as u64);
+                }
+                _ => break,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(LINGER_TIME, linger).await;
+    Err(BodyError::TooLarge)
 }
 
 /// A 404 with `message`.

@@ -89,6 +89,11 @@ impl GuestRouter {
                     headers.push(("content-type".to_string(), ct.clone()));
                 }
                 headers.push(("content-length".into(), page.body.len().to_string()));
+                if page.truncated {
+                    // The page was longer than the web layer keeps: the guest's curl says so
+                    // and fails as curl's --max-filesize does.
+                    headers.push(("x-clawrun-web".into(), TRUNCATED.into()));
+                }
                 Ok(GuestResponse {
                     status: page.status,
                     headers,
@@ -105,6 +110,10 @@ impl GuestRouter {
         }
     }
 }
+
+/// The `x-clawrun-web` value of a page cut at the web layer's body limit
+/// ([`clawrun_web::live::MAX_BODY_BYTES`]).
+pub const TRUNCATED: &str = "truncated";
 
 /// A plain-text answer from clawrun itself (marked `x-clawrun-web: refused`): a refused
 /// method or harness endpoint, a replay miss.

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,6 +25,8 @@ pub const INDEX: &str = "index.jsonl";
 pub const BODIES: &str = "bodies";
 /// The lock file a recording process holds.
 pub const LOCK: &str = ".recording.lock";
+/// The longest line of an index read (a cassette is untrusted input: every read is bounded).
+pub const MAX_INDEX_LINE: usize = 1 << 20;
 
 /// One recorded request and what the web did.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -60,6 +62,9 @@ pub struct StoredResponse {
     pub body: String,
     /// The body's length in bytes.
     pub size: u64,
+    /// The web's body was longer and was cut at [`super::live::MAX_BODY_BYTES`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// A cassette folder, open for lookups and (when recording) appends.
@@ -248,10 +253,12 @@ impl Cassette {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Where the body named `hash` lives: `bodies/<first 2 hex digits>/<hash>`. Only ever
+    /// called with a hash that [`is_body_hash`].
     fn body_path(&self, hash: &str) -> PathBuf {
         self.dir
             .join(BODIES)
-            .join(&hash[..2.min(hash.len())])
+            .join(hash.get(..2).unwrap_or_default())
             .join(hash)
     }
 
@@ -276,6 +283,7 @@ impl Cassette {
             content_type: r.content_type.clone(),
             body: hash,
             size: r.body.len() as u64,
+            truncated: r.truncated,
         })
     }
 
@@ -291,10 +299,18 @@ impl Cassette {
                 e.request.describe()
             )));
         };
+        if !is_body_hash(&r.body) {
+            // Entries are checked as the index is read; this one did not come from it.
+            return Err(WebError::Cassette(format!(
+                "{}: the entry for {} names no body hash",
+                self.dir.join(INDEX).display(),
+                e.request.describe()
+            )));
+        }
         let path = self.body_path(&r.body);
-        let body = std::fs::read(&path).map_err(|err| {
+        let body = self.read_body(&path, r.size).map_err(|why| {
             WebError::Cassette(format!(
-                "{}: the body of {} is missing ({err}); copy the whole cassette folder",
+                "{}: the body of {} {why}; copy the whole cassette folder",
                 path.display(),
                 e.request.describe()
             ))
@@ -311,22 +327,165 @@ impl Cassette {
             url: r.url.clone(),
             content_type: r.content_type.clone(),
             body: Arc::from(body),
+            truncated: r.truncated,
         }))
     }
 }
 
+impl Cassette {
+    /// The body at `path` (a regular file inside `bodies/`, of `size` bytes), read without
+    /// reading more than `size` bytes; why not, as the end of a sentence.
+    fn read_body(&self, path: &Path, size: u64) -> Result<Vec<u8>, String> {
+        let meta = std::fs::symlink_metadata(path).map_err(|e| format!("is missing ({e})"))?;
+        if !meta.is_file() {
+            return Err("is not a regular file".into());
+        }
+        let bodies = self
+            .dir
+            .join(BODIES)
+            .canonicalize()
+            .map_err(|e| format!("has no {BODIES} folder ({e})"))?;
+        let real = path
+            .canonicalize()
+            .map_err(|e| format!("is missing ({e})"))?;
+        if !real.starts_with(&bodies) {
+            return Err(format!("lies outside the cassette's {BODIES} folder"));
+        }
+        if meta.len() != size {
+            return Err(format!(
+                "is {} bytes, not the {size} its entry records",
+                meta.len()
+            ));
+        }
+        let mut body = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        File::open(path)
+            .and_then(|f| f.take(size.saturating_add(1)).read_to_end(&mut body))
+            .map_err(|e| format!("cannot be read ({e})"))?;
+        if body.len() as u64 != size {
+            return Err(format!(
+                "is {} bytes, not the {size} its entry records",
+                body.len()
+            ));
+        }
+        Ok(body)
+    }
+}
+
+/// Whether `text` is a body's name: a blake3 hash, 64 lowercase hex digits.
+pub fn is_body_hash(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Why `entry` (read from an untrusted index) is not one clawrun could have recorded: the
+/// field and what is wrong with it.
+fn check_entry(entry: &Entry) -> Result<(), String> {
+    if entry.response.is_some() == entry.error.is_some() {
+        return Err("an entry needs exactly one of `response` and `error`".into());
+    }
+    match &entry.request {
+        WebRequest::Fetch { url } => match WebRequest::fetch(url) {
+            Ok(normal) if normal == entry.request => {}
+            _ => {
+                return Err(format!(
+                    "request.url: {url:?} is not a normalised http(s) URL"
+                ));
+            }
+        },
+        WebRequest::Search { num, hl, gl, .. } => {
+            if !(1..=10).contains(num) {
+                return Err(format!("request.num: {num} is not 1 to 10"));
+            }
+            if !matches!((hl.as_str(), gl.as_str()), ("en", "us") | ("zh", "cn")) {
+                return Err(format!(
+                    "request.hl, request.gl: {hl:?}, {gl:?} are not en, us or zh, cn"
+                ));
+            }
+        }
+    }
+    let Some(r) = &entry.response else {
+        return Ok(());
+    };
+    if !is_body_hash(&r.body) {
+        return Err(format!(
+            "response.body: {:?} is not a body hash (64 lowercase hex digits, the blake3 of the body)",
+            r.body.chars().take(80).collect::<String>()
+        ));
+    }
+    if r.size > super::live::MAX_BODY_BYTES as u64 {
+        return Err(format!(
+            "response.size: {} is over the largest body recorded ({} bytes)",
+            r.size,
+            super::live::MAX_BODY_BYTES
+        ));
+    }
+    if r.truncated && r.size != super::live::MAX_BODY_BYTES as u64 {
+        return Err(format!(
+            "response.truncated: a cut body is {} bytes, not {}",
+            super::live::MAX_BODY_BYTES,
+            r.size
+        ));
+    }
+    if !(100..=599).contains(&r.status) {
+        return Err(format!(
+            "response.status: {} is not an HTTP status",
+            r.status
+        ));
+    }
+    if !url::Url::parse(&r.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https")) {
+        return Err(format!("response.url: {:?} is not an http(s) URL", r.url));
+    }
+    if let Some(ct) = &r.content_type
+        && (ct.len() > 1024 || !ct.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b)))
+    {
+        return Err(
+            "response.content_type: not a header value (printable ASCII, at most 1024 bytes)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// Reads an index, the first entry of each request winning; a bad line is an error naming
-/// the file and line.
+/// the file and line. Every line is checked ([`check_entry`]) and at most
+/// [`MAX_INDEX_LINE`] bytes long; the index must be a regular file.
 fn read_index(path: &Path) -> Result<BTreeMap<String, Entry>, WebError> {
-    let file =
-        File::open(path).map_err(|e| WebError::Cassette(format!("{}: {e}", path.display())))?;
+    let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", path.display()));
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(WebError::Cassette(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    let mut reader = BufReader::new(File::open(path).map_err(io)?);
     let mut entries = BTreeMap::new();
-    for (n, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| WebError::Cassette(format!("{}: {e}", path.display())))?;
+    let mut buf = Vec::new();
+    for n in 0usize.. {
+        buf.clear();
+        let read = (&mut reader)
+            .take(MAX_INDEX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(io)?;
+        if read == 0 {
+            break;
+        }
+        if buf.len() > MAX_INDEX_LINE {
+            return Err(WebError::Cassette(format!(
+                "{}:{}: the line is longer than {MAX_INDEX_LINE} bytes: not a cassette entry; remove it and record again",
+                path.display(),
+                n + 1
+            )));
+        }
+        let Ok(line) = std::str::from_utf8(&buf) else {
+            return Err(WebError::Cassette(format!(
+                "{}:{}: not UTF-8: not a cassette entry; remove the line and record again",
+                path.display(),
+                n + 1
+            )));
+        };
         if line.trim().is_empty() {
             continue;
         }
-        let entry: Entry = serde_json::from_str(&line).map_err(|e| {
+        let entry: Entry = serde_json::from_str(line).map_err(|e| {
             WebError::Cassette(format!(
                 "{}:{}: not a cassette entry ({e}); the file is appended to only, so this line \
                  was edited or cut: remove it and record again",
@@ -334,9 +493,9 @@ fn read_index(path: &Path) -> Result<BTreeMap<String, Entry>, WebError> {
                 n + 1
             ))
         })?;
-        if entry.response.is_some() == entry.error.is_some() {
+        if let Err(why) = check_entry(&entry) {
             return Err(WebError::Cassette(format!(
-                "{}:{}: an entry needs exactly one of `response` and `error`",
+                "{}:{}: {why}; the file is appended to only, so this line was edited: remove it and record again",
                 path.display(),
                 n + 1
             )));
@@ -356,6 +515,7 @@ mod tests {
             url: "https://example.com/".into(),
             content_type: Some("text/html".into()),
             body: Arc::from(body.as_bytes()),
+            truncated: false,
         })
     }
 
@@ -427,7 +587,7 @@ mod tests {
         let rec = Cassette::create(dir.path()).unwrap();
         rec.put(&req, &page("one"), 5, 0).unwrap();
         let hash = blake3::hash(b"one").to_hex().to_string();
-        std::fs::write(rec.body_path(&hash), "evil").unwrap();
+        std::fs::write(rec.body_path(&hash), "bad").unwrap();
         let err = rec.get(&req).unwrap_err().to_string();
         assert!(err.contains("does not match its hash"), "{err}");
 

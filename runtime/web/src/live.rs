@@ -217,7 +217,8 @@ fn check(guard: &Guard, url: &reqwest::Url) -> Result<(), Refusal> {
     guard.check_url(host, port)
 }
 
-/// One `GET` with redirects, its body capped at [`MAX_BODY_BYTES`].
+/// One `GET` with redirects, its body capped at [`MAX_BODY_BYTES`] (a longer one is cut there
+/// and marked `truncated`).
 async fn fetch(
     client: reqwest::Client,
     guard: Arc<Guard>,
@@ -241,18 +242,22 @@ async fn fetch(
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         let mut body = Vec::new();
+        let mut truncated = false;
         while let Some(chunk) = response.chunk().await? {
             let room = MAX_BODY_BYTES - body.len();
-            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if body.len() >= MAX_BODY_BYTES {
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                truncated = true;
                 break;
             }
+            body.extend_from_slice(&chunk);
         }
         Ok::<_, reqwest::Error>(WebResponse {
             status,
             url: final_url,
             content_type,
             body: Arc::from(body),
+            truncated,
         })
     };
     match tokio::time::timeout(timeout, attempt).await {

@@ -94,6 +94,8 @@ pub struct WebResponse {
     pub content_type: Option<String>,
     /// The body (at most [`super::live::MAX_BODY_BYTES`]).
     pub body: Arc<[u8]>,
+    /// The web's body was longer: `body` is its first [`super::live::MAX_BODY_BYTES`].
+    pub truncated: bool,
 }
 
 /// What the web did with a request: answered, or failed in a way that is part of the

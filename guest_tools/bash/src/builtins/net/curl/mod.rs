@@ -587,6 +587,17 @@ impl Session<'_> {
         written?;
         stats.size_download = response.body.len() as u64;
         stats.size_upload = ul_size.unwrap_or(0);
+        if response.header("x-clawrun-web") == Some("truncated") {
+            // The page was longer than the web keeps: what was written is its start; fail as
+            // curl does when a transfer passes --max-filesize.
+            return Err(Failure::new(
+                63,
+                format!(
+                    "Maximum file size exceeded: the web keeps the first {} bytes of a page and this one is longer (the output holds only those)",
+                    response.body.len()
+                ),
+            ));
+        }
         if cfg.verbose {
             self.io.err(format!(
                 "* Connection #0 to host {} left intact\n",

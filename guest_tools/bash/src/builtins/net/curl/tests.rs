@@ -78,6 +78,14 @@ impl Transport for Fake {
                 headers: vec![("content-type".into(), "application/pdf".into())],
                 body: b"%PDF-1.4 fake".to_vec(),
             },
+            "/cut" => Response {
+                status: 200,
+                headers: vec![
+                    ("content-length".into(), "4".into()),
+                    ("x-clawrun-web".into(), "truncated".into()),
+                ],
+                body: b"star".to_vec(),
+            },
             "/download" => Response {
                 status: 200,
                 headers: vec![(
@@ -167,6 +175,24 @@ fn header(r: &Request, name: &str) -> Option<String> {
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
         .map(|(_, v)| v.clone())
+}
+
+#[test]
+fn a_body_the_web_cut_is_written_and_curl_fails_with_63_saying_so() {
+    let r = curl(&["-sS", "-o", "out.bin", "http://svc.local/cut"]);
+    assert_eq!(r.code, 63, "{}", r.stderr);
+    assert_eq!(r.file("out.bin"), b"star");
+    assert!(
+        r.stderr
+            .contains("curl: (63) Maximum file size exceeded: the web keeps the first 4 bytes"),
+        "{}",
+        r.stderr
+    );
+    let silent = curl(&["-s", "http://svc.local/cut"]);
+    assert_eq!(
+        (silent.out().as_str(), silent.code, silent.stderr.as_str()),
+        ("star", 63, "")
+    );
 }
 
 #[test]
