@@ -106,16 +106,20 @@ impl Cassette {
         let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", dir.display()));
         std::fs::create_dir_all(dir.join(BODIES)).map_err(io)?;
         let path = dir.join(INDEX);
-        let entries = if path.is_file() {
-            read_index(&path)?
+        let (entries, complete) = if path.is_file() {
+            read_index_with_end(&path)?
         } else {
-            BTreeMap::new()
+            (BTreeMap::new(), 0)
         };
         let index = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(io)?;
+        // A torn last line is cut, so that the next entry starts a line of its own.
+        if index.metadata().map_err(io)?.len() > complete {
+            index.set_len(complete).map_err(io)?;
+        }
         // One recording process per cassette: another's first recordings would differ.
         let lock = OpenOptions::new()
             .create(true)
@@ -448,7 +452,16 @@ fn check_entry(entry: &Entry) -> Result<(), String> {
 /// Reads an index, the first entry of each request winning; a bad line is an error naming
 /// the file and line. Every line is checked ([`check_entry`]) and at most
 /// [`MAX_INDEX_LINE`] bytes long; the index must be a regular file.
+/// Reads an index (see [`read_index_with_end`]); a torn last line is left out.
 fn read_index(path: &Path) -> Result<BTreeMap<String, Entry>, WebError> {
+    read_index_with_end(path).map(|(entries, _)| entries)
+}
+
+/// Reads an index, the first entry of each request winning; a bad line is an error naming
+/// the file and line. A torn last line (no newline: a recording process killed mid-write) is
+/// left out, its request recorded again, with a note on stderr; returns the entries and the
+/// byte length of the complete lines, where appending goes on.
+fn read_index_with_end(path: &Path) -> Result<(BTreeMap<String, Entry>, u64), WebError> {
     let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", path.display()));
     if !std::fs::metadata(path).map_err(io)?.is_file() {
         return Err(WebError::Cassette(format!(
@@ -459,6 +472,7 @@ fn read_index(path: &Path) -> Result<BTreeMap<String, Entry>, WebError> {
     let mut reader = BufReader::new(File::open(path).map_err(io)?);
     let mut entries = BTreeMap::new();
     let mut buf = Vec::new();
+    let mut complete = 0u64;
     for n in 0usize.. {
         buf.clear();
         let read = (&mut reader)
@@ -468,6 +482,16 @@ fn read_index(path: &Path) -> Result<BTreeMap<String, Entry>, WebError> {
         if read == 0 {
             break;
         }
+        if buf.last() != Some(&b'\n') && buf.len() <= MAX_INDEX_LINE {
+            eprintln!(
+                "clawrun: note: {}:{}: a torn last line (a recording cut short) is left out; \
+                 its request is recorded again",
+                path.display(),
+                n + 1
+            );
+            break;
+        }
+        complete += read as u64;
         if buf.len() > MAX_INDEX_LINE {
             return Err(WebError::Cassette(format!(
                 "{}:{}: the line is longer than {MAX_INDEX_LINE} bytes: not a cassette entry; remove it and record again",
@@ -502,7 +526,7 @@ fn read_index(path: &Path) -> Result<BTreeMap<String, Entry>, WebError> {
         }
         entries.entry(entry.request.key()).or_insert(entry);
     }
-    Ok(entries)
+    Ok((entries, complete))
 }
 
 #[cfg(test)]
@@ -616,5 +640,26 @@ mod tests {
         cc.put(&two, &page("2"), 9, 0).unwrap();
         cc.put(&one, &page("1"), 9, 0).unwrap();
         assert_eq!(cc.hash(), ca.hash());
+    }
+
+    #[test]
+    fn a_torn_last_line_is_left_out_and_cut_before_recording_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = WebRequest::fetch("https://example.com/a").unwrap();
+        let second = WebRequest::fetch("https://example.com/b").unwrap();
+        let c = Cassette::create(dir.path()).unwrap();
+        c.put(&first, &page("a"), 1, 0).unwrap();
+        drop(c);
+        // A recording killed while appending its second line.
+        let index = dir.path().join(INDEX);
+        let whole = std::fs::read_to_string(&index).unwrap();
+        std::fs::write(&index, format!("{whole}{}", &whole[..whole.len() / 2])).unwrap();
+        assert_eq!(Cassette::open(dir.path()).unwrap().lock().entries.len(), 1);
+        let c = Cassette::create(dir.path()).unwrap();
+        c.put(&second, &page("b"), 1, 0).unwrap();
+        drop(c);
+        let c = Cassette::open(dir.path()).unwrap();
+        assert_eq!(c.lock().entries.len(), 2);
+        assert_eq!(std::fs::read_to_string(&index).unwrap().lines().count(), 2);
     }
 }
