@@ -209,6 +209,83 @@ fn resuming_with_another_seed_faults_or_agent_is_refused_naming_the_field() {
 }
 
 #[test]
+fn resuming_with_another_grader_is_refused_even_when_the_run_used_the_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    let out = tmp.path().join("run");
+    let first = run(&suite, &out, 1, &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let journal = out.join("journal.jsonl");
+    let before = lines(&journal);
+    // Today's manifest, and one as clawrun wrote the default before (`"grader": null`).
+    let manifest = std::fs::read_to_string(out.join("run.json")).unwrap();
+    let mut legacy: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    legacy["grader"] = serde_json::Value::Null;
+    for (name, text) in [
+        ("today's", manifest.clone()),
+        ("legacy", serde_json::to_string(&legacy).unwrap()),
+    ] {
+        std::fs::write(out.join("run.json"), &text).unwrap();
+        for grader in ["claw-eval", "both", "clawrun"] {
+            let o = run(&suite, &out, 1, &["--resume", "--grader", grader]);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{name} {grader}: {err}");
+            assert!(
+                err.contains(&format!(
+                    "grader.choice: the run used auto (run.json), this invocation {grader} (hint: pass --grader auto"
+                )),
+                "{name} {grader}: {err}"
+            );
+            assert!(!err.contains("written by an older clawrun"), "{err}");
+            assert_eq!(lines(&journal), before, "{name} {grader}: trials appended");
+        }
+        // The run's own grader continues it.
+        let o = run(&suite, &out, 1, &["--resume"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_journal_naming_a_host_file_as_a_trace_is_never_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    let out = tmp.path().join("run");
+    assert!(run(&suite, &out, 1, &[]).status.success());
+    let secret = tmp.path().join("secret.txt");
+    std::fs::write(&secret, "root:x:0:0:host secret\n").unwrap();
+    let journal = out.join("journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    for target in [secret.display().to_string(), "../secret.txt".to_string()] {
+        // Every record names the host file as its whole trace.
+        let edited: String = text
+            .lines()
+            .map(|line| {
+                let mut r: serde_json::Value = serde_json::from_str(line).unwrap();
+                r["trace"] = target.clone().into();
+                let r = r.as_object_mut().unwrap();
+                r.remove("trace_span");
+                r.remove("trace_hash");
+                serde_json::to_string(r).unwrap() + "\n"
+            })
+            .collect();
+        std::fs::write(&journal, edited).unwrap();
+        let html = tmp.path().join("r.html");
+        for args in [
+            vec!["trace".to_string(), out.display().to_string()],
+            vec!["report".into(), out.display().to_string(), "--html".into(), html.display().to_string()],
+            vec!["replay".into(), "--suite".into(), suite.display().to_string(), out.display().to_string()],
+        ] {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let o = clawrun(&args).output().unwrap();
+            let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+            assert!(!all.contains("host secret"), "{args:?} read {target}: {all}");
+            assert!(all.contains("is not a file of the run folder"), "{args:?}: {all}");
+        }
+        assert!(!std::fs::read_to_string(&html).unwrap().contains("host secret"));
+    }
+}
+
+#[test]
 fn a_changed_task_needs_force_and_then_runs_again() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = tmp.path().join("suite");

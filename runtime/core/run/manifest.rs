@@ -138,16 +138,24 @@ pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv
     })
 }
 
-/// The grading settings (`--grader`, `--claw-eval`); `null` for the default with no checkout
-/// named, so manifests written before these flags existed still match.
+/// The grading settings (`--grader`, `--claw-eval`), always written (a resume checks them:
+/// they decide every score). Manifests written before 2026-11-28 hold `null` for the default;
+/// [`grader_of`] reads that as the default.
 fn grader(options: &RunOptions) -> Value {
-    if options.grader == super::grading::GraderChoice::Auto && options.claw_eval.is_none() {
-        return Value::Null;
-    }
     json!({
         "choice": options.grader.as_str(),
         "checkout": options.claw_eval.as_ref().map(|p| p.display().to_string()),
     })
+}
+
+/// The grading settings a manifest records: its `grader`, with `null` (what clawrun wrote for
+/// the default, `auto` without `--claw-eval`) read as that default; `None` when the manifest
+/// predates the field.
+pub(crate) fn grader_of(manifest: &Value) -> Option<Value> {
+    match manifest.get("grader")? {
+        Value::Null => Some(json!({"choice": "auto", "checkout": null})),
+        other => Some(other.clone()),
+    }
 }
 
 /// The manifest at `path`, if there is one.

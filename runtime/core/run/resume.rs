@@ -356,6 +356,12 @@ fn compare(
     notes: &mut Vec<String>,
 ) {
     let mut unrecorded = Vec::new();
+    // `grader: null` is how the default was recorded: compared as the default.
+    let mut recorded = recorded.clone();
+    if let Some(grader) = super::manifest::grader_of(&recorded) {
+        recorded["grader"] = grader;
+    }
+    let recorded = &recorded;
     for (field, flag) in FIELDS {
         let (Some(old), Some(new)) = (at(recorded, field), at(current, field)) else {
             unrecorded.push(format!("`{field}`"));
