@@ -507,12 +507,10 @@ fn task_numbers_that_would_crash_a_run_are_refused_naming_file_field_and_line() 
         );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{field}: {err}");
-        let at = format!(
-            "tasks/big/task.yaml:{}:",
-            line_of(yaml, needle)
-        );
+        let at = format!("tasks/big/task.yaml:{}:", line_of(yaml, needle));
         assert!(
-            err.lines().any(|l| l.contains(&at) && l.contains(&format!("{field}: "))),
+            err.lines()
+                .any(|l| l.contains(&at) && l.contains(&format!("{field}: "))),
             "{field}: {err}"
         );
         assert!(!out.join("journal.jsonl").exists(), "{field}: a trial ran");
@@ -535,7 +533,11 @@ fn a_model_timeout_beyond_a_day_is_a_usage_error() {
     assert!(err.contains("--timeout") && err.contains("86400"), "{err}");
     // The model config file's `timeout:`.
     let config = tmp.path().join("models.yaml");
-    std::fs::write(&config, "agent:\n  model: openai:gpt-5-mini\n  timeout: 1e300\n").unwrap();
+    std::fs::write(
+        &config,
+        "agent:\n  model: openai:gpt-5-mini\n  timeout: 1e300\n",
+    )
+    .unwrap();
     let o = run(
         &suite,
         &tmp.path().join("b"),
