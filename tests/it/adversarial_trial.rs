@@ -629,8 +629,16 @@ fn the_judge_imports_its_sealed_grader_files_and_the_standard_library() {
     let honest = "steps:\n  - call: Write\n    args: {file_path: nums.txt, content: \"4 5 6\\n\"}\n  - call: Write\n    args: {file_path: out.txt, content: \"42\\n\"}\nanswer: done\n";
     let (record, events) = run_script(suite.path(), "adv_py", honest, |_| {});
     let (_, commands, _) = snapshot_of(&events);
-    assert_eq!(item_passed(&record, "mean_is_5"), Some(true), "{commands:?}");
-    assert_eq!(item_passed(&record, "out_is_42"), Some(true), "{commands:?}");
+    assert_eq!(
+        item_passed(&record, "mean_is_5"),
+        Some(true),
+        "{commands:?}"
+    );
+    assert_eq!(
+        item_passed(&record, "out_is_42"),
+        Some(true),
+        "{commands:?}"
+    );
     // The wrong answers fail them.
     let (record, _) = run_script(suite.path(), "adv_py", &wrong_answers_then("true"), |_| {});
     assert_eq!(item_passed(&record, "mean_is_5"), Some(false));
@@ -645,9 +653,22 @@ fn the_judge_does_not_import_a_module_the_agent_left_in_the_workspace() {
     let plant = "printf 'def mean(xs):\\n    return 5\\n' > statistics.py && mkdir -p grader/helper && printf 'def ok():\\n    return True\\n' > grader/helper/__init__.py";
     let (record, events) = run_script(suite.path(), "adv_py", &wrong_answers_then(plant), |_| {});
     let (_, commands, _) = snapshot_of(&events);
-    assert_eq!(item_passed(&record, "mean_is_5"), Some(false), "{commands:?}");
-    assert_eq!(item_passed(&record, "out_is_42"), Some(false), "{commands:?}");
+    assert_eq!(
+        item_passed(&record, "mean_is_5"),
+        Some(false),
+        "{commands:?}"
+    );
+    assert_eq!(
+        item_passed(&record, "out_is_42"),
+        Some(false),
+        "{commands:?}"
+    );
     assert!(!record.verdict.as_ref().unwrap().scores.passed);
+    // The grader still imported its sealed sibling (it judged 41, it did not crash).
+    assert!(
+        commands.iter().all(|c| !c.output.contains("Traceback")),
+        "{commands:?}"
+    );
 }
 
 #[test]
@@ -659,9 +680,19 @@ fn the_judge_does_not_load_bytecode_the_agent_left_beside_a_sealed_grader_file()
     let (record, events) = run_script(suite.path(), "adv_py", &wrong_answers_then(compile), |_| {});
     let planted = tool_outputs(&events);
     assert!(
-        planted.last().is_some_and(|o| o.contains("helper.cpython-")),
+        planted
+            .last()
+            .is_some_and(|o| o.contains("helper.cpython-")),
         "the agent's .pyc was not written: {planted:?}"
     );
     let (_, commands, _) = snapshot_of(&events);
-    assert_eq!(item_passed(&record, "out_is_42"), Some(false), "{commands:?}");
+    assert_eq!(
+        item_passed(&record, "out_is_42"),
+        Some(false),
+        "{commands:?}"
+    );
+    assert!(
+        commands.iter().all(|c| !c.output.contains("Traceback")),
+        "{commands:?}"
+    );
 }
