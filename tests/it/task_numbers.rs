@@ -63,10 +63,11 @@ impl Numbers {
     }
 }
 
-/// Mostly values validation accepts (edges included), one time in ten one past the bounds.
+/// Mostly values validation accepts (edges included), else values past the bounds: one time
+/// in five for times and weights (what broke), one in ten for the others.
 fn seconds() -> impl Strategy<Value = u64> {
     prop_oneof![
-        9 => prop_oneof![Just(0u64), Just(300), Just(604_800), 0..=604_800u64],
+        4 => prop_oneof![Just(0u64), Just(300), Just(604_800), 0..=604_800u64],
         1 => prop_oneof![Just(604_801u64), Just(u64::MAX), 604_801..=u64::MAX],
     ]
 }
@@ -89,7 +90,7 @@ fn huge_weight() -> impl Strategy<Value = f64> {
 
 fn weights() -> impl Strategy<Value = [f64; 3]> {
     prop_oneof![
-        9 => [weight(), weight(), weight()],
+        4 => [weight(), weight(), weight()],
         // One weight three times: large weights only break the score together.
         1 => prop_oneof![weight(), huge_weight()].prop_map(|w| [w, w, w]),
     ]
@@ -141,8 +142,8 @@ fn play(suite: &Path, agent: AgentSpec) -> Result<f64, String> {
 
 proptest! {
     // A case plays two trials (tens of milliseconds each) when its task validates, about one
-    // case in three: bounded for CI.
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+    // case in three: bounded for CI (about 2 s).
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn a_task_that_validates_runs_to_a_finite_score(n in numbers()) {

@@ -1,15 +1,14 @@
 # The Judge phase's import rule (runtime/core/python/judge_imports.rs), run by the interpreter
-# before anything else, with SEALED: (absolute path, sha256 hex) pairs of the grader's .py files the
-# seal placed. Every folder an agent could have written (all of the filesystem but the
-# read-only standard library at /usr/local/lib) yields only those files, compiled from their
-# sealed source; no bytecode cache is ever read or written.
+# before anything else, with SEALED: (absolute path, sha256 hex) pairs of the grader's .py
+# files the seal placed, and STDLIB: the read-only standard library's folder. Every folder an
+# agent could have written (all of the filesystem but STDLIB) yields only those files,
+# compiled from their sealed source; no bytecode cache is ever read or written.
 import sys
 import _frozen_importlib as _bs
 import _frozen_importlib_external as _bx
 import os
 import zipimport
 
-STDLIB = '/usr/local/lib'
 SEALED = dict(SEALED)
 # The folders on the way to a sealed file: namespace packages of the grader's own.
 DIRS = set()

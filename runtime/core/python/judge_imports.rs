@@ -14,6 +14,7 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use super::argv::py_str;
+use super::runtime::STDLIB_GUEST_DIR;
 
 /// The rule's Python source.
 const GUARD: &str = include_str!("judge_imports.py");
@@ -51,8 +52,9 @@ impl JudgeImports {
             .map(|(path, hash)| format!("({}, {})", py_str(path), py_str(hash)))
             .collect();
         format!(
-            "exec({}, {{'__name__': '_clawrun_judge_imports', 'SEALED': [{}]}})",
+            "exec({}, {{'__name__': '_clawrun_judge_imports', 'STDLIB': {}, 'SEALED': [{}]}})",
             py_str(GUARD),
+            py_str(STDLIB_GUEST_DIR),
             sealed.join(", ")
         )
     }
@@ -76,6 +78,7 @@ mod tests {
         assert_eq!(rule.paths().collect::<Vec<_>>(), ["/workspace/g/helper.py"]);
         let prelude = rule.prelude();
         assert!(prelude.starts_with("exec('"), "{prelude}");
+        assert!(prelude.contains("'STDLIB': '/usr/local/lib'"), "{prelude}");
         assert!(prelude.contains(&format!(
             "('/workspace/g/helper.py', '{}')",
             hex(&Sha256::digest(b"x = 1\n"))
