@@ -589,6 +589,8 @@ rubric:
   - name: out_is_42
     weight: 0.5
     check: {type: command, command: "python3 grader/check.py", exit: 0}
+  - name: out_is_42_as_a_module
+    check: {type: command, command: "cd grader && python3 -m check", exit: 0}
 oracle:
   steps:
     - call: Write
@@ -636,6 +638,11 @@ fn the_judge_imports_its_sealed_grader_files_and_the_standard_library() {
     );
     assert_eq!(
         item_passed(&record, "out_is_42"),
+        Some(true),
+        "{commands:?}"
+    );
+    assert_eq!(
+        item_passed(&record, "out_is_42_as_a_module"),
         Some(true),
         "{commands:?}"
     );
