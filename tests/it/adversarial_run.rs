@@ -514,6 +514,21 @@ fn task_numbers_that_would_crash_a_run_are_refused_naming_file_field_and_line() 
             "{field}: {err}"
         );
         assert!(!out.join("journal.jsonl").exists(), "{field}: a trial ran");
+        // `clawrun mcp` loads the task the same way (its timeout panicked there too).
+        let o = clawrun(&["mcp", "--out"])
+            .arg(tmp.path().join("mcp"))
+            .arg("--suite")
+            .arg(tmp.path().join("suite"))
+            .arg("big")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "mcp, {field}: {err}");
+        assert!(
+            err.contains(&at) && err.contains(field),
+            "mcp, {field}: {err}"
+        );
     }
 }
 
