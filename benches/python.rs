@@ -83,6 +83,7 @@ fn main() {
                 clock: Default::default(),
                 faults: None,
                 network: None,
+                judge_imports: None,
             };
             let call = ToolCall {
                 name: "Bash",

@@ -6,7 +6,7 @@
 //! response on stdout (text, and images for the model: `Read` on a picture).
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Result, bail};
 use base64::Engine as _;
@@ -14,6 +14,7 @@ use clawrun_vfs::Vfs;
 use serde::{Deserialize, Serialize};
 
 use crate::faults::{self, Call, FaultKind, SharedInjector};
+use crate::python::JudgeImports;
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::fault::NoFaults;
 use crate::sandbox::http::{GuestNetwork, NoNetwork};
@@ -81,6 +82,9 @@ pub struct ToolEnv {
     pub faults: Option<SharedInjector>,
     /// What the tool reaches over wasi:http (`curl` in Bash): none when `None`.
     pub network: Option<GuestNetwork>,
+    /// The Judge phase's import rule for `python3` (only the standard library and these
+    /// sealed grader files); `None` during Execution.
+    pub judge_imports: Option<Arc<JudgeImports>>,
 }
 
 /// Media types a tool may return images in.
@@ -294,7 +298,10 @@ impl Toolbox {
                     DEFAULT_FUEL
                 },
                 stdout_cap: TOOL_STDOUT_CAP,
-                python: Some(crate::python::launcher()),
+                python: Some(match &env.judge_imports {
+                    Some(rule) => crate::python::judge_launcher(rule.clone()),
+                    None => crate::python::launcher(),
+                }),
                 clock: env.clock.clone(),
                 fs_hook: match &env.faults {
                     Some(faults) => faults.fs_hook(),

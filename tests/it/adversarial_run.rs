@@ -603,3 +603,101 @@ fn a_cassette_s_body_hash_that_is_no_hash_is_refused_not_panicked_on_or_opened()
         );
     }
 }
+
+/// The 1-based line of the first line of `text` containing `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn task_numbers_that_would_crash_a_run_are_refused_naming_file_field_and_line() {
+    // A timeout past what `Instant` holds panicked an agent program's trial; two weights of
+    // 1e308 made the score NaN (the journal stored null and the run could not be reported).
+    let chat = std::fs::read_to_string(fixture_suite().join("tasks/e2e_chat/task.yaml")).unwrap();
+    let timeout = chat.replacen(
+        "timeout_seconds: 300",
+        "timeout_seconds: 18446744073709551615",
+        1,
+    );
+    let weights = chat.replacen(
+        "scoring_components:\n  - name: mentions_rate\n    weight: 1.0\n",
+        "scoring_components:\n  - name: answered\n    weight: 1e308\n    check: {type: min_length, min_length: 1}\n  - name: mentions_rate\n    weight: 1e308\n",
+        1,
+    );
+    for (yaml, needle, field) in [
+        (&timeout, "timeout_seconds:", "environment.timeout_seconds"),
+        (&weights, "weight: 1e308", "scoring_components[0].weight"),
+    ] {
+        assert_ne!(yaml, &chat);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("suite/tasks/big");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("task.yaml"), yaml).unwrap();
+        let out = tmp.path().join("out");
+        let o = run(
+            &tmp.path().join("suite"),
+            &out,
+            1,
+            &["--agent", "cmd:sh -c 'exit 0'"],
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{field}: {err}");
+        let at = format!("tasks/big/task.yaml:{}:", line_of(yaml, needle));
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&at) && l.contains(&format!("{field}: "))),
+            "{field}: {err}"
+        );
+        assert!(!out.join("journal.jsonl").exists(), "{field}: a trial ran");
+        // `clawrun mcp` loads the task the same way (its timeout panicked there too).
+        let o = clawrun(&["mcp", "--out"])
+            .arg(tmp.path().join("mcp"))
+            .arg("--suite")
+            .arg(tmp.path().join("suite"))
+            .arg("big")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "mcp, {field}: {err}");
+        assert!(
+            err.contains(&at) && err.contains(field),
+            "mcp, {field}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_model_timeout_beyond_a_day_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = fixture_suite();
+    // The flag.
+    let o = run(
+        &suite,
+        &tmp.path().join("a"),
+        1,
+        &["--agent", "openai:gpt-5-mini", "--timeout", "1e300"],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--timeout") && err.contains("86400"), "{err}");
+    // The model config file's `timeout:`.
+    let config = tmp.path().join("models.yaml");
+    std::fs::write(
+        &config,
+        "agent:\n  model: openai:gpt-5-mini\n  timeout: 1e300\n",
+    )
+    .unwrap();
+    let o = run(
+        &suite,
+        &tmp.path().join("b"),
+        1,
+        &["--model-config", config.to_str().unwrap()],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("agent.timeout: 1e300: must be a number of seconds from 0.001 to 86400"),
+        "{err}"
+    );
+}

@@ -62,6 +62,7 @@ mod services_gmail;
 mod services_helpdesk_crm;
 mod services_loopback;
 mod services_media;
+mod task_numbers;
 mod task_status;
 mod tools;
 mod trial_e2e;

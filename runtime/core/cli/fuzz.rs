@@ -107,7 +107,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     if !(secs > 0.0 && secs.is_finite()) {
         return Err(format!("{text:?}: must be more than zero"));
     }
-    Ok(Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs).map_err(|_| format!("{text:?}: too long"))
 }
 
 /// Runs `clawrun fuzz`.
@@ -256,5 +256,8 @@ mod tests {
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("5d").unwrap_err().contains("unit"));
         assert!(parse_duration("soon").is_err());
+        // 1e300 seconds written out: a usage error, not a panic.
+        let huge = format!("1{}h", "0".repeat(300));
+        assert!(parse_duration(&huge).unwrap_err().contains("too long"));
     }
 }

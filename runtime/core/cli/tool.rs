@@ -103,6 +103,7 @@ pub fn run(args: ToolArgs) -> Result<i32> {
         clock,
         faults: injector.clone(),
         network: None,
+        judge_imports: None,
     };
     let out = toolbox.call(&sandbox, call, vfs, &env)?;
     outln!("{}", out.output)?;

@@ -160,10 +160,9 @@ impl CommandAgent {
     ) -> Result<Box<dyn Agent>> {
         let (trial, dir) = (place.trial, place.dir.as_path());
         let ledger = Arc::new(Mutex::new(ModelLedger::default()));
-        let deadline =
-            Instant::now() + Duration::from_secs(task.loaded.task.environment.timeout_seconds);
+        let deadline = super::deadline(task);
         let (mut agent, bridge) =
-            ExternalAgent::new(format!("cmd:{}", self.text), Some(deadline), ledger.clone());
+            ExternalAgent::new(format!("cmd:{}", self.text), deadline, ledger.clone());
         let source = match &self.model {
             ProxyModel::None => ModelSource::None,
             ProxyModel::Scripted(_, script) => {
@@ -346,13 +345,14 @@ struct Watcher {
 const POLL: Duration = Duration::from_millis(2);
 
 impl Watcher {
-    /// Watches `program` until it exits, `deadline` passes or the watcher is dropped.
-    fn start(mut program: Program, bridge: BridgeHandle, deadline: Instant) -> Watcher {
+    /// Watches `program` until it exits, `deadline` (if any) passes or the watcher is dropped.
+    fn start(mut program: Program, bridge: BridgeHandle, deadline: Option<Instant>) -> Watcher {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let stopping = stop.clone();
         let thread = std::thread::spawn(move || {
             let exit = loop {
-                if stopping.load(std::sync::atomic::Ordering::SeqCst) || Instant::now() >= deadline
+                if stopping.load(std::sync::atomic::Ordering::SeqCst)
+                    || deadline.is_some_and(|d| Instant::now() >= d)
                 {
                     break None;
                 }

@@ -47,16 +47,19 @@ pub enum McpTransport {
     Listen(SocketAddr),
 }
 
-/// When an outside agent's time is up: the task's timeout from now.
-fn deadline(task: &TaskEnv) -> Instant {
-    Instant::now() + Duration::from_secs(task.loaded.task.environment.timeout_seconds)
+/// When an outside agent's time is up: the task's timeout from now (none when that is beyond
+/// what the clock can hold; validation keeps timeouts within a week).
+pub(crate) fn deadline(task: &TaskEnv) -> Option<Instant> {
+    Instant::now().checked_add(Duration::from_secs(
+        task.loaded.task.environment.timeout_seconds,
+    ))
 }
 
 /// The agent of a `clawrun mcp` trial: the task's tools served over `transport`, each call a
 /// turn, until the client calls `finish` or closes the session.
 pub fn mcp_agent(task: &TaskEnv, transport: &McpTransport) -> Result<Box<dyn Agent>> {
     let ledger = Arc::new(Mutex::new(ModelLedger::default()));
-    let (mut agent, bridge) = ExternalAgent::new("mcp".into(), Some(deadline(task)), ledger);
+    let (mut agent, bridge) = ExternalAgent::new("mcp".into(), deadline(task), ledger);
     let tools = TrialTools::new(&task.tools, bridge.clone(), &task.system);
     match transport {
         McpTransport::Stdio => {

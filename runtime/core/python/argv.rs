@@ -3,18 +3,26 @@
 //!
 //! The CPython build runs isolated (cwd `/`, no `PYTHONPATH`, safe path), so a `-c` prelude
 //! changes to the working directory and hands the caller's arguments to the interpreter's own
-//! argument handling (the frozen `_reactor` module), whose exit status it returns.
+//! argument handling (the frozen `_reactor` module), whose exit status it returns. During the
+//! Judge phase the prelude first installs the judge's import rule
+//! ([`JudgeImports`](super::judge_imports::JudgeImports)).
 
+use super::judge_imports::JudgeImports;
 use super::runtime::ARGV0;
 
-/// argv for running `args` (what followed `python3`) from `cwd`.
-pub fn interpreter_argv(cwd: &str, args: &[String]) -> Vec<String> {
+/// argv for running `args` (what followed `python3`) from `cwd`; with `judge`, the Judge
+/// phase's import rule is installed first.
+pub fn interpreter_argv(cwd: &str, args: &[String], judge: Option<&JudgeImports>) -> Vec<String> {
     let path0 = match path0(cwd, args) {
         Some(dir) => format!("__import__('sys').path.insert(0, {}) or ", py_str(&dir)),
         None => String::new(),
     };
+    let guard = match judge {
+        Some(rule) => format!("{} or ", rule.prelude()),
+        None => String::new(),
+    };
     let prelude = format!(
-        "__import__('os').chdir({cwd}) or {path0}__import__('sys').exit(__import__('_reactor').run([{argv0}, *__import__('sys').argv[1:]], dict(__import__('os').environ)))",
+        "{guard}__import__('os').chdir({cwd}) or {path0}__import__('sys').exit(__import__('_reactor').run([{argv0}, *__import__('sys').argv[1:]], dict(__import__('os').environ)))",
         cwd = py_str(cwd),
         argv0 = py_str(ARGV0),
     );
@@ -82,7 +90,7 @@ fn path0(cwd: &str, args: &[String]) -> Option<String> {
 }
 
 /// A Python string literal of `s`.
-fn py_str(s: &str) -> String {
+pub(super) fn py_str(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('\'');
     for c in s.chars() {
@@ -106,7 +114,7 @@ mod tests {
     #[test]
     fn working_directory_is_quoted_as_a_python_literal() {
         assert_eq!(py_str("/work/it's\n"), "'/work/it\\'s\\x0a'");
-        let argv = interpreter_argv("/workspace", &["x.py".into(), "a b".into()]);
+        let argv = interpreter_argv("/workspace", &["x.py".into(), "a b".into()], None);
         assert_eq!(argv[0], ARGV0);
         assert_eq!(argv[1], "-c");
         assert!(argv[2].contains("chdir('/workspace')"));

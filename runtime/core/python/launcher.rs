@@ -1,5 +1,6 @@
 //! The process-wide interpreter tools start with `python3`: found (or fetched, the first time a
-//! trial needs it) and loaded once, then shared by every trial and worker.
+//! trial needs it) and loaded once, then shared by every trial and worker; during the Judge
+//! phase the same interpreter under the judge's import rule ([`judge_launcher`]).
 
 use std::sync::{Arc, OnceLock};
 
@@ -8,6 +9,7 @@ use crate::sandbox::process::PythonHost;
 use crate::sandbox::{RunConfig, RunOutcome, cache::ComponentCache};
 
 use super::install::{self, WheelSource};
+use super::judge_imports::JudgeImports;
 use super::runtime::PythonRuntime;
 
 /// Loads the interpreter on first use; remembers a failure (one message, not one attempt per
@@ -18,6 +20,11 @@ pub struct Launcher {
 
 /// The process's launcher.
 pub fn launcher() -> Arc<dyn PythonHost> {
+    shared()
+}
+
+/// The one launcher of the process.
+fn shared() -> Arc<Launcher> {
     static LAUNCHER: OnceLock<Arc<Launcher>> = OnceLock::new();
     LAUNCHER
         .get_or_init(|| {
@@ -83,5 +90,26 @@ impl PythonHost for Launcher {
     fn run_python(&self, fs: SharedFs, cwd: &str, config: RunConfig) -> Result<RunOutcome, String> {
         let runtime = self.runtime()?;
         runtime.run(fs, cwd, config).map_err(|e| format!("{e:#}"))
+    }
+}
+
+/// The process's interpreter under the Judge phase's import rule (see [`JudgeImports`]).
+struct JudgeLauncher {
+    rule: Arc<JudgeImports>,
+}
+
+/// The launcher of judge-phase `python3`: imports only the standard library and the sealed
+/// grader files of `rule`, and never bytecode an agent could have written.
+pub fn judge_launcher(rule: Arc<JudgeImports>) -> Arc<dyn PythonHost> {
+    Arc::new(JudgeLauncher { rule })
+}
+
+impl PythonHost for JudgeLauncher {
+    fn run_python(&self, fs: SharedFs, cwd: &str, config: RunConfig) -> Result<RunOutcome, String> {
+        let launcher = shared();
+        let runtime = launcher.runtime()?;
+        runtime
+            .run_judged(fs, cwd, config, &self.rule)
+            .map_err(|e| format!("{e:#}"))
     }
 }

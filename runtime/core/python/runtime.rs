@@ -10,6 +10,7 @@ use clawrun_vfs::{NodeKind, Vfs};
 use wasmtime::{Caller, Config, Engine, InstancePre, Linker, Module};
 
 use super::install::Installation;
+use super::judge_imports::JudgeImports;
 use crate::sandbox::cache::ComponentCache;
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::fs::{Preopen, SharedFs};
@@ -125,7 +126,29 @@ impl PythonRuntime {
     /// the standard library mounted read-only and `fs`'s root mounted at `/`, as `python3 ARGS`
     /// from a shell: `config.args` are the arguments after `python3`, relative to `cwd`.
     /// `config.mounts` and `config.fs_hook` are not used: `fs` keeps its own hook.
-    pub fn run(&self, fs: SharedFs, cwd: &str, mut config: RunConfig) -> Result<RunOutcome> {
+    pub fn run(&self, fs: SharedFs, cwd: &str, config: RunConfig) -> Result<RunOutcome> {
+        self.run_as(fs, cwd, config, None)
+    }
+
+    /// [`Self::run`] during the Judge phase: the interpreter imports only the standard library
+    /// and `rule`'s sealed grader files, and no bytecode cache (see [`JudgeImports`]).
+    pub fn run_judged(
+        &self,
+        fs: SharedFs,
+        cwd: &str,
+        config: RunConfig,
+        rule: &JudgeImports,
+    ) -> Result<RunOutcome> {
+        self.run_as(fs, cwd, config, Some(rule))
+    }
+
+    fn run_as(
+        &self,
+        fs: SharedFs,
+        cwd: &str,
+        mut config: RunConfig,
+        judge: Option<&JudgeImports>,
+    ) -> Result<RunOutcome> {
         {
             let state = fs.lock();
             if state
@@ -138,7 +161,7 @@ impl PythonRuntime {
                 bail!("python3: the working directory {cwd} is not a directory");
             }
         }
-        config.args = super::argv::interpreter_argv(cwd, &config.args);
+        config.args = super::argv::interpreter_argv(cwd, &config.args, judge);
         config
             .env
             .retain(|(k, _)| k != "HOME" && k != "TMPDIR" && k != "PYTHONTZPATH");

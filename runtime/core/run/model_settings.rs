@@ -246,7 +246,8 @@ impl AgentModelFlags {
             config.temperature = Some(t);
         }
         if let Some(t) = self.timeout {
-            config.timeout = Duration::from_secs_f64(t);
+            // Checked by the flag's parser (`positive_secs`).
+            config.timeout = timeout(t).unwrap_or(config.timeout);
         }
         if let Some(n) = self.max_retries {
             config.max_retries = n;
@@ -327,8 +328,7 @@ impl ModelSection {
             config.max_tokens = Some(n);
         }
         if let Some(t) = self.timeout {
-            check_positive(t).map_err(|e| bad(origin, role, "timeout", &e))?;
-            config.timeout = Duration::from_secs_f64(t);
+            config.timeout = timeout(t).map_err(|e| bad(origin, role, "timeout", &e))?;
         }
         if let Some(n) = self.max_retries {
             config.max_retries = n;
@@ -381,12 +381,17 @@ fn check_non_negative(t: f64) -> Result<(), String> {
     }
 }
 
-/// A finite number above 0.
-fn check_positive(t: f64) -> Result<(), String> {
-    if t.is_finite() && t > 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{t}: must be a number of seconds above 0"))
+/// The longest timeout of one model request: a day.
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
+/// A request timeout of `t` seconds: above 0 (at least a millisecond) and at most
+/// [`MAX_TIMEOUT_SECS`].
+fn timeout(t: f64) -> Result<Duration, String> {
+    match Duration::try_from_secs_f64(t) {
+        Ok(d) if t <= MAX_TIMEOUT_SECS && d >= Duration::from_millis(1) => Ok(d),
+        _ => Err(format!(
+            "{t:?}: must be a number of seconds from 0.001 to {MAX_TIMEOUT_SECS}"
+        )),
     }
 }
 
@@ -399,7 +404,7 @@ fn non_negative(text: &str) -> Result<f64, String> {
 /// Parses `--timeout`.
 fn positive_secs(text: &str) -> Result<f64, String> {
     let t: f64 = text.parse().map_err(|e| format!("{e}"))?;
-    check_positive(t).map(|()| t)
+    timeout(t).map(|_| t)
 }
 
 /// Checks an `http://` or `https://` URL.

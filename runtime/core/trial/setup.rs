@@ -9,6 +9,7 @@ use clawrun_task::LoadedTask;
 
 use super::presentation::{self, SYSTEM_TOOLS};
 use crate::faults::{FaultInjector, FaultPlan, PlanOptions, PlanSource, SharedInjector};
+use crate::python::JudgeImports;
 use crate::sandbox::clock::VirtualClock;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::services::{self, Router, ServiceSet, ToolEndpoint, UtcInstant};
@@ -116,6 +117,9 @@ pub struct TaskEnv {
     pub system: Arc<str>,
     /// Judge files: (guest path, bytes), added only in the Judge phase.
     pub judge_files: Vec<(String, Arc<[u8]>)>,
+    /// What judge-phase `python3` may import: the standard library and the sealed `.py`
+    /// judge files.
+    pub judge_imports: Arc<JudgeImports>,
     /// The task's and the run's fault rules (seeded per trial).
     pub plan: FaultPlan,
     /// The virtual start time.
@@ -203,11 +207,12 @@ impl TaskEnv {
             .map(|u| u.system_prompt_suffix.as_str());
         let system = presentation::system_prompt(&tools, suffix);
 
-        let judge_files = loaded
+        let judge_files: Vec<(String, Arc<[u8]>)> = loaded
             .judge_files()?
             .into_iter()
             .map(|(p, b)| (p, Arc::from(b)))
             .collect();
+        let judge_imports = Arc::new(JudgeImports::sealed(&judge_files));
 
         let mut rules = Vec::new();
         if let Some(section) = &task.faults {
@@ -241,6 +246,7 @@ impl TaskEnv {
             tools: tools.into(),
             system: system.into(),
             judge_files,
+            judge_imports,
             plan,
             epoch,
             disk,
@@ -317,6 +323,7 @@ impl TrialEnv {
             clock: self.clock.clone(),
             faults: Some(self.faults.clone()),
             network: None,
+            judge_imports: None,
         }
     }
 }

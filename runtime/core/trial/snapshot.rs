@@ -67,13 +67,15 @@ pub fn judge_phase(
         .audit_texts()
         .map(|(service, text)| (service.to_string(), text))
         .collect();
-    // Judge commands run without faults, from /workspace, each with fresh shell state.
+    // Judge commands run without faults, from /workspace, each with fresh shell state; their
+    // `python3` imports nothing the agent could have written (`python::judge_imports`).
     let lent = network::lend(task, env, network::Borrower::Judge);
     let tool_env = ToolEnv {
         seed: env.seed,
         clock: env.clock.clone(),
         faults: None,
         network: lent.as_ref().map(|l| l.network.clone()),
+        judge_imports: Some(task.judge_imports.clone()),
     };
     let mut commands = Vec::new();
     let ran = (|| -> Result<Vfs> {

@@ -89,6 +89,8 @@ pub enum FaultKind {
 pub const DEFAULT_RETRY_AFTER_SECS: u32 = 2;
 /// Claw-Eval's slow-response range, in virtual milliseconds (2-4 s).
 pub const DEFAULT_LATENCY_MILLIS: (u64, u64) = (2_000, 4_000);
+/// The longest latency a plan may inject: an hour (the virtual clock stays far from overflow).
+pub const MAX_LATENCY_MILLIS: u64 = 3_600_000;
 
 /// The syntax of every kind, for error hints.
 pub const KIND_SYNTAX: &[&str] = &[
@@ -397,6 +399,11 @@ impl FromStr for KindSpec {
                         "`{text}`: the range is empty ({min} > {max})"
                     )));
                 }
+                if max > MAX_LATENCY_MILLIS {
+                    return Err(KindError::BadParam(format!(
+                        "`{text}`: a latency is at most {MAX_LATENCY_MILLIS} ms (an hour)"
+                    )));
+                }
                 Ok(if min == max {
                     KindSpec::Fixed(FaultKind::Latency { millis: min })
                 } else {
@@ -593,6 +600,8 @@ mod tests {
             "inject:1@70000",
             "duplicate_record:-1",
             "reorder_records:1",
+            "latency:3600001",
+            "latency:1-18446744073709551615",
         ] {
             assert!(
                 matches!(bad.parse::<KindSpec>(), Err(KindError::BadParam(_))),

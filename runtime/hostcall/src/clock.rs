@@ -98,9 +98,15 @@ impl VirtualClock {
         self.last_reading_ns().saturating_add(ns)
     }
 
-    /// Moves time forward by `ns` nanoseconds.
+    /// Moves time forward by `ns` nanoseconds (time stops at the end of the range instead of
+    /// wrapping to the start).
     pub fn advance(&self, ns: u64) {
-        self.inner.elapsed_ns.fetch_add(ns, Ordering::SeqCst);
+        let _ = self
+            .inner
+            .elapsed_ns
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| {
+                Some(t.saturating_add(ns))
+            });
     }
 
     /// Moves time forward to `ns` since the epoch, if it is not there already.

@@ -27,6 +27,9 @@ pub enum EpochError {
     /// A time of day that does not exist.
     #[error("`{0}`: no such time of day")]
     NoSuchTime(String),
+    /// Before 1970-01-01T00:00:00Z (the virtual clock counts from the Unix epoch).
+    #[error("`{0}` is before 1970-01-01T00:00:00Z, where the virtual clock starts")]
+    BeforeUnixEpoch(String),
 }
 
 /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)` into whole seconds since 1970-01-01 UTC
@@ -92,7 +95,11 @@ pub fn parse_epoch(s: &str) -> Result<i64, EpochError> {
     if hour > 23 || minute > 59 || second > 59 {
         return Err(EpochError::NoSuchTime(s.to_string()));
     }
-    Ok(days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second)
+    let secs = days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second;
+    if secs < 0 {
+        return Err(EpochError::BeforeUnixEpoch(s.to_string()));
+    }
+    Ok(secs)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -117,7 +124,11 @@ mod tests {
         assert_eq!(parse_epoch("2026-03-02T09:00:00Z"), Ok(1_772_442_000));
         assert_eq!(parse_epoch("2000-02-29T23:59:59+00:00"), Ok(951_868_799));
         assert_eq!(parse_epoch("2026-03-02T09:00:00.000Z"), Ok(1_772_442_000));
-        assert_eq!(parse_epoch("1969-12-31T23:59:59Z"), Ok(-1));
+        // Before 1970 the trial would silently start at the default epoch instead.
+        assert_eq!(
+            parse_epoch("1969-12-31T23:59:59Z"),
+            Err(EpochError::BeforeUnixEpoch("1969-12-31T23:59:59Z".into()))
+        );
     }
 
     #[test]

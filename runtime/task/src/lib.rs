@@ -17,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bounds;
 pub mod check;
 mod check_read;
 pub mod epoch;

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use regex::RegexBuilder;
 
+use crate::bounds::{self, MAX_WEIGHT};
 use crate::check::Check;
 use crate::ids::{TASK_ID_RULE, task_id_problem};
 use crate::load::node_at;
@@ -17,6 +18,7 @@ pub(crate) fn validate(r: &mut Report<'_>, task: &Task) {
     let v = &mut V { r };
     v.task_id(task);
     v.tools(task);
+    v.bounds(task);
     let mut sum = 0.0;
     for (i, c) in task.scoring_components.iter().enumerate() {
         let base = format!("scoring_components[{i}]");
@@ -77,6 +79,69 @@ impl V<'_, '_> {
                 format!("negative weight {w}"),
                 hint,
             );
+        } else if w > MAX_WEIGHT {
+            let hint = format!(
+                "weights are shares of the score: keep each at most {MAX_WEIGHT} (Claw-Eval's sum to 1)"
+            );
+            self.error(
+                &format!("{base}.weight"),
+                format!("weight {w} is too large: the score would not be a finite number"),
+                &hint,
+            );
+        }
+    }
+
+    /// Times and limits within [`bounds`](crate::bounds), so that a task that validates runs.
+    fn bounds(&mut self, task: &Task) {
+        let e = &task.environment;
+        let time = "a trial's time limit: seconds from 0 to 604800 (a week)";
+        for (field, secs) in [
+            ("timeout_seconds", e.timeout_seconds),
+            ("env_snapshot_timeout", e.env_snapshot_timeout),
+        ] {
+            if secs > bounds::MAX_SECONDS {
+                self.error(
+                    &format!("environment.{field}"),
+                    format!("{secs} seconds is beyond {} (a week)", bounds::MAX_SECONDS),
+                    time,
+                );
+            }
+        }
+        if e.max_turns > bounds::MAX_TURNS {
+            self.error(
+                "environment.max_turns",
+                format!("{} turns is beyond {}", e.max_turns, bounds::MAX_TURNS),
+                "a trial's turn limit: use at most 100000",
+            );
+        }
+        if let Some(u) = &task.user_agent
+            && u.max_rounds > bounds::MAX_TURNS
+        {
+            self.error(
+                "user_agent.max_rounds",
+                format!("{} rounds is beyond {}", u.max_rounds, bounds::MAX_TURNS),
+                "the simulated user's reply limit: use at most 100000",
+            );
+        }
+        if let Some(l) = &task.limits {
+            if let Some(mib) = l.disk_mib
+                && mib > bounds::MAX_DISK_MIB
+            {
+                self.error(
+                    "limits.disk_mib",
+                    format!("{mib} MiB is beyond {} (1 TiB)", bounds::MAX_DISK_MIB),
+                    "the bytes a trial may add, in MiB: use at most 1048576",
+                );
+            }
+            if let Some(n) = l.inodes
+                && n > bounds::MAX_INODES
+            {
+                self.error(
+                    "limits.inodes",
+                    format!("{n} is beyond {}", bounds::MAX_INODES),
+                    "the files, folders and links a trial may add: use at most 1000000000",
+                );
+            }
         }
     }
 
@@ -208,6 +273,24 @@ impl V<'_, '_> {
                     &format!("{path}.min_iou"),
                     format!("min_iou {min_iou} is outside 0..1"),
                     "use a value from 0 to 1",
+                );
+            }
+            Check::IntervalIou { start, end, .. }
+                if start.abs() > bounds::MAX_INTERVAL_END
+                    || end.abs() > bounds::MAX_INTERVAL_END =>
+            {
+                let field = if start.abs() > bounds::MAX_INTERVAL_END {
+                    "start"
+                } else {
+                    "end"
+                };
+                self.error(
+                    &format!("{path}.{field}"),
+                    format!(
+                        "[{start}, {end}] reaches beyond ±{:e}: its overlap would not be a finite number",
+                        bounds::MAX_INTERVAL_END
+                    ),
+                    "give the interval's ends as ordinary numbers (seconds, pages, ...)",
                 );
             }
             Check::NumberWithin { tolerance, .. } if *tolerance < 0.0 => {
