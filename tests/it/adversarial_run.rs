@@ -226,8 +226,15 @@ fn resuming_with_another_grader_is_refused_even_when_the_run_used_the_default() 
         ("legacy", serde_json::to_string(&legacy).unwrap()),
     ] {
         std::fs::write(out.join("run.json"), &text).unwrap();
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval");
+        let checkout = checkout.to_str().unwrap();
         for grader in ["claw-eval", "both", "clawrun"] {
-            let o = run(&suite, &out, 1, &["--resume", "--grader", grader]);
+            let o = run(
+                &suite,
+                &out,
+                1,
+                &["--resume", "--grader", grader, "--claw-eval", checkout],
+            );
             let err = stderr(&o);
             assert_eq!(o.status.code(), Some(2), "{name} {grader}: {err}");
             assert!(
@@ -272,16 +279,36 @@ fn a_journal_naming_a_host_file_as_a_trace_is_never_read() {
         let html = tmp.path().join("r.html");
         for args in [
             vec!["trace".to_string(), out.display().to_string()],
-            vec!["report".into(), out.display().to_string(), "--html".into(), html.display().to_string()],
-            vec!["replay".into(), "--suite".into(), suite.display().to_string(), out.display().to_string()],
+            vec![
+                "report".into(),
+                out.display().to_string(),
+                "--html".into(),
+                html.display().to_string(),
+            ],
+            vec![
+                "replay".into(),
+                "--suite".into(),
+                suite.display().to_string(),
+                out.display().to_string(),
+            ],
         ] {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let o = clawrun(&args).output().unwrap();
             let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
-            assert!(!all.contains("host secret"), "{args:?} read {target}: {all}");
-            assert!(all.contains("is not a file of the run folder"), "{args:?}: {all}");
+            assert!(
+                !all.contains("host secret"),
+                "{args:?} read {target}: {all}"
+            );
+            assert!(
+                all.contains("is not a file of the run folder"),
+                "{args:?}: {all}"
+            );
         }
-        assert!(!std::fs::read_to_string(&html).unwrap().contains("host secret"));
+        assert!(
+            !std::fs::read_to_string(&html)
+                .unwrap()
+                .contains("host secret")
+        );
     }
 }
 
