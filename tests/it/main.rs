@@ -38,6 +38,7 @@ mod faults_sandbox;
 mod fuzz;
 mod golden;
 mod guest_http;
+mod journal_untrusted;
 mod limits;
 mod mcp;
 mod mock_llm_cli;

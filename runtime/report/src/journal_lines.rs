@@ -14,7 +14,9 @@ pub struct Line<'a> {
     pub number: usize,
     /// Where it starts, in bytes from the start of the file.
     pub offset: u64,
-    /// Its text, without the newline.
+    /// Its length in bytes, its newline included.
+    pub len: u64,
+    /// Its text, without the newline (a line that is not UTF-8 reads as `\u{fffd}`).
     pub text: &'a str,
 }
 
@@ -99,6 +101,7 @@ impl<R: BufRead> JournalLines<R> {
             return Ok(Some(Line {
                 number: self.number,
                 offset,
+                len: n as u64,
                 text,
             }));
         }
@@ -120,7 +123,7 @@ pub fn unparsable(line: &Line<'_>, error: &impl std::fmt::Display) -> Damage {
     Damage {
         number: line.number,
         offset: line.offset,
-        len: line.text.len() as u64 + 1,
+        len: line.len,
         why: format!(
             "not a trial record ({error}): damaged, e.g. by a power loss before the line reached \
              the disk"
