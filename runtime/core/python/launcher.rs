@@ -105,6 +105,10 @@ pub fn judge_launcher(rule: Arc<JudgeImports>) -> Arc<dyn PythonHost> {
 }
 
 impl PythonHost for JudgeLauncher {
+    fn prepare(&self) -> Result<(), String> {
+        shared().prepare()
+    }
+
     fn run_python(&self, fs: SharedFs, cwd: &str, config: RunConfig) -> Result<RunOutcome, String> {
         let launcher = shared();
         let runtime = launcher.runtime()?;

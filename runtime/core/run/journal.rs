@@ -4,9 +4,13 @@
 //! cache) resumes from the trials that finished, less at most the last millisecond's, which
 //! run again. Lines are synced to disk in groups ([`SYNC_EVERY`] lines or
 //! [`SYNC_AFTER`], whichever comes first, and when the run ends), not one by one: a power loss
-//! can lose the last group, whose trials a `--resume` then runs again. A torn last line (the
-//! process died mid-write) is dropped on reading and cut off before appending. The trace packs
-//! the lines name are synced first ([`Journal::sync_first`]).
+//! can lose the last group, whose trials a `--resume` then runs again. What a crash leaves is
+//! read past, never stopped at (`clawrun_report::journal_lines`): a torn last line (the
+//! process died mid-write) is dropped on reading and cut off before appending; lines that are
+//! not records (a power loss zeroed unsynced bytes) are skipped with a warning, and
+//! [`Journal::open`] moves them to [`damaged_path`]. The trace packs the lines name are synced
+//! first ([`Journal::sync_first`]), and each record keeps its trace's blake3, so a line whose
+//! trace did not reach the disk is found out on resume (see [`super::resume`]).
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};

@@ -21,9 +21,8 @@ pub const PYTHON_INTERFACE: &str = "clawrun:process/python@0.1.0";
 pub trait PythonHost: Send + Sync {
     /// Makes the interpreter ready (found, fetched, compiled or loaded: one-off host work,
     /// done before the first run, or waited for); `Err` as for [`run_python`](Self::run_python).
-    fn prepare(&self) -> Result<(), String> {
-        Ok(())
-    }
+    /// Required, so that no host does that work inside a run's real-time deadline.
+    fn prepare(&self) -> Result<(), String>;
 
     /// Runs `python3` with `config.args` from `cwd` over `fs`; `Err` is a one-line message for
     /// the guest when the interpreter is not available.
