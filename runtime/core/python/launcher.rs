@@ -35,18 +35,6 @@ fn shared() -> Arc<Launcher> {
         .clone()
 }
 
-/// Loads the interpreter now, before any trial starts, when it is installed (the compile
-/// cache then makes this quick, or compiles it once here): its first load never lands in a
-/// trial's time. When it is not installed nothing is fetched here; a trial that runs
-/// `python3` fetches it, and the wait is given back to that trial's deadline.
-pub fn prepare_if_installed() {
-    let cache = ComponentCache::default_dir();
-    if matches!(install::find(cache.as_deref()), Ok(Some(_))) {
-        // A failure is kept and told to each trial that runs python3, as on first use.
-        let _ = launcher().prepare();
-    }
-}
-
 impl Launcher {
     fn runtime(&self) -> Result<&PythonRuntime, String> {
         self.loaded.get_or_init(load).as_ref().map_err(Clone::clone)

@@ -429,16 +429,6 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         grading: &grading,
         recorded: None,
     };
-    // One-off host work before any trial's clock starts: the interpreter a trial's shell or
-    // Judge phase may start (ARCHITECTURE.md §12, determinism).
-    if !pending.is_empty()
-        && tasks.iter().any(|t| {
-            t.system_tools.iter().any(|tool| tool == "Bash")
-                || !crate::trial::snapshot::judge_commands(&t.loaded.task).is_empty()
-        })
-    {
-        crate::python::launcher::prepare_if_installed();
-    }
     let jobs = options.jobs.max(1).min(pending.len().max(1));
     // One trace pack per worker (unless --traces files), cut back to what the journal names;
     // the journal syncs them before its lines.
