@@ -99,6 +99,11 @@ impl ComponentCache {
         std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("clawrun"))
     }
 
+    /// Whether the cache holds a compiled artifact for `key` (so that a load is quick).
+    pub fn holds(&self, key: &blake3::Hash) -> bool {
+        self.path_for(key).is_some_and(|p| p.exists())
+    }
+
     fn path_for(&self, key: &blake3::Hash) -> Option<PathBuf> {
         let dir = self.dir.as_ref()?;
         Some(
