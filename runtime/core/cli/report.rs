@@ -434,12 +434,14 @@ fn write_reports_printing(
     Ok(())
 }
 
-/// A temporary file beside `path` (`.NAME.tmp`), renamed over it once whole.
+/// A temporary file beside `path` (`.NAME.PID.tmp`: this process's own, so that shards
+/// writing one folder's report never write the same temporary file), renamed over it once
+/// whole.
 pub(super) fn temporary_beside(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map_or("report".into(), |n| n.to_string_lossy());
-    path.with_file_name(format!(".{name}.tmp"))
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 /// Writes `bytes` to `path` whole or not at all: to a temporary file beside it, then renamed

@@ -59,11 +59,11 @@ pub fn write_html(
         let name = html
             .file_name()
             .map_or("report.html".into(), |n| n.to_string_lossy());
-        html.with_file_name(format!(".{name}.index.tmp"))
+        html.with_file_name(format!(".{name}.{}.index.tmp", std::process::id()))
     } else {
         std::fs::create_dir_all(&folder)
             .with_context(|| format!("creating {}", folder.display()))?;
-        folder.join(".index.tmp")
+        folder.join(format!(".index.{}.tmp", std::process::id()))
     };
     let mut index = SpilledIndex::create(&spill_path)?;
     // Removed however this ends (a missing trace stops the report).
