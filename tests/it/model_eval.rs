@@ -259,6 +259,47 @@ fn a_dead_endpoint_stops_the_run_with_one_line_naming_it() {
 }
 
 #[test]
+fn a_silent_endpoint_fails_the_probe_in_seconds_saying_what_it_waits_for() {
+    // Accepts connections and never answers (the run's --timeout is 300 s).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || {
+        let mut open = Vec::new();
+        for stream in listener.incoming().take(8) {
+            open.push(stream);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("probed");
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let o = run_agent(
+        "openai:m",
+        &out,
+        &["--trials", "1"],
+        &[("OPENAI_BASE_URL", &base)],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("clawrun: waiting for openai:m at ")
+            && stderr.contains("to answer the probe"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("no answer to `GET ")
+            && stderr.contains("the server accepts connections but does not answer"),
+        "{stderr}"
+    );
+    // The probe's own limit (10 s), not the run's 300 s --timeout, and two silent tries,
+    // not four.
+    assert!(stderr.contains("within 10 s"), "{stderr}");
+    assert!(stderr.contains("(2 attempts)"), "{stderr}");
+    assert!(!out.exists(), "no run folder is made");
+    drop(held);
+}
+
+#[test]
 fn trials_ending_as_infrastructure_errors_make_the_exit_status_non_zero() {
     let (_rt, server) = mock_server_with("rules:\n  - reply: {status: 400}\n");
     let tmp = tempfile::tempdir().unwrap();

@@ -347,6 +347,7 @@ impl LlmClient {
             ),
         };
         let mut last = String::new();
+        let mut silent = 0;
         for attempt in 0..=retry::UNREACHABLE_RETRIES {
             if attempt > 0 {
                 let wait = retry::probe_delay(attempt);
@@ -357,8 +358,26 @@ impl LlmClient {
                     });
                 }
             }
-            let request = self.authorize(inner.http.get(&url));
-            let sent = control::cancellable(request.send()).await;
+            let limit = retry::PROBE_TIMEOUT.min(config.timeout);
+            let request = self.authorize(inner.http.get(&url)).timeout(limit);
+            let send = request.send();
+            tokio::pin!(send);
+            // A wait of more than a few seconds says what it waits for.
+            let sent = tokio::select! {
+                sent = control::cancellable(&mut send) => sent,
+                () = tokio::time::sleep(retry::PROBE_NOTICE_AFTER) => {
+                    control::report_retry(&format!(
+                        "clawrun: waiting for {} at {} to answer the probe `GET {url}` \
+                         (attempt {} of {}, up to {} s; --no-probe skips it)",
+                        config.describe(),
+                        inner.endpoint.base_url,
+                        attempt + 1,
+                        retry::UNREACHABLE_RETRIES + 1,
+                        limit.as_secs_f64()
+                    ));
+                    control::cancellable(&mut send).await
+                }
+            };
             let response = match sent {
                 None => {
                     return Err(ProbeError::Cancelled {
@@ -366,6 +385,23 @@ impl LlmClient {
                     });
                 }
                 Some(Ok(r)) => r,
+                Some(Err(e)) if e.is_timeout() => {
+                    silent += 1;
+                    last = format!(
+                        "no answer to `GET {url}` within {} s (the server accepts connections \
+                         but does not answer)",
+                        limit.as_secs_f64()
+                    );
+                    if silent >= retry::PROBE_SILENT_TRIES {
+                        return Err(ProbeError::Unreachable {
+                            model: config.describe(),
+                            base_url: inner.endpoint.base_url.clone(),
+                            last,
+                            attempts: attempt + 1,
+                        });
+                    }
+                    continue;
+                }
                 Some(Err(e)) => {
                     last = transport_error(&e, &url);
                     continue;

@@ -11,6 +11,17 @@ use super::config::ModelConfig;
 pub(crate) const UNREACHABLE_RETRIES: u32 = 3;
 
 /// The wait before probe attempt `attempt` (from 1): 0.5 s, 1 s, 2 s.
+/// How long one probe request may wait for an answer (never the model's `--timeout`: a
+/// `GET /models` answers at once from any live server).
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Probe requests that got no answer in [`PROBE_TIMEOUT`] before the endpoint is called
+/// silent (a server that accepts connections but never answers does not start answering).
+pub(crate) const PROBE_SILENT_TRIES: u32 = 2;
+
+/// How long a probe waits before saying on stderr what it is waiting for.
+pub(crate) const PROBE_NOTICE_AFTER: Duration = Duration::from_secs(3);
+
 pub(crate) fn probe_delay(attempt: u32) -> Duration {
     Duration::from_millis(250 << attempt.min(4))
 }
