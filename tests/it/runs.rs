@@ -164,6 +164,61 @@ fn two_shards_merged_equal_the_unsharded_run() {
 }
 
 #[test]
+fn a_one_based_slurm_array_with_a_task_resubmitted_alone_equals_the_unsharded_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole");
+    let sharded = tmp.path().join("sharded");
+    assert!(
+        clawrun_run(&whole, 4, &[])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    // `sbatch --array=1-4 run.sh`, where run.sh runs `clawrun run --out DIR --resume`; task 3
+    // is cancelled before it runs anything.
+    for id in ["1", "2", "4"] {
+        let o = clawrun_run(&sharded, 4, &["--resume"])
+            .env("SLURM_ARRAY_TASK_ID", id)
+            .env("SLURM_ARRAY_TASK_MIN", "1")
+            .env("SLURM_ARRAY_TASK_MAX", "4")
+            .env("SLURM_ARRAY_TASK_COUNT", "4")
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{id}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    for (index, id) in [(0, 1), (1, 2), (3, 4)] {
+        let manifest = sharded.join(format!("run.shard-{index}-of-4.json"));
+        assert!(manifest.is_file(), "task {id} is shard {index}");
+    }
+    // `sbatch --array=3 run.sh`: Slurm says an array of one; the folder says which shard.
+    let o = clawrun_run(&sharded, 4, &["--resume"])
+        .env("SLURM_ARRAY_TASK_ID", "3")
+        .env("SLURM_ARRAY_TASK_MIN", "3")
+        .env("SLURM_ARRAY_TASK_MAX", "3")
+        .env("SLURM_ARRAY_TASK_COUNT", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("SLURM_ARRAY_TASK_COUNT=1 but") && err.contains("this is shard 2/4"),
+        "{err}"
+    );
+    let mut merged = Vec::new();
+    for index in 0..4 {
+        let journal = sharded.join(format!("journal.shard-{index}-of-4.jsonl"));
+        merged.extend(sorted_records(&sharded, &journal));
+    }
+    merged.sort();
+    assert_eq!(merged, sorted_records(&whole, &whole.join("journal.jsonl")));
+}
+
+#[test]
 fn ctrl_c_stops_cleanly_and_the_journal_stays_consistent() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");

@@ -11,6 +11,7 @@ use super::trial_args::TrialArgs;
 use crate::external::command::ProxyModel;
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
+use crate::run::shard::FolderShards;
 use crate::run::trace_pack::TraceLayout;
 use crate::run::{AgentSpec, RunOptions, Shard, run};
 
@@ -53,7 +54,8 @@ pub struct RunArgs {
     /// The run folder (default: runs/<agent>-seed<N>, or the next free runs/<agent>-seed<N>-<i>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Parallel trials (at least 1; default: the number of cores).
+    /// Parallel trials (at least 1; default: the cores this process may use: its CPU affinity,
+    /// cgroup quota and SLURM_CPUS_PER_TASK).
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = positive)]
     jobs: Option<usize>,
     /// Run one shard `I/N` of the (task, trial) pairs (also read from JOB_COMPLETION_INDEX or
@@ -110,12 +112,18 @@ pub enum ReportFiles {
     None,
 }
 
+/// `-j`'s default: the cores this process may use (`cores`: Rust's `available_parallelism`,
+/// which honours the CPU affinity mask and a cgroup quota), and no more than Slurm's
+/// `SLURM_CPUS_PER_TASK` (`slurm`) where Slurm allots CPUs without pinning the task to them.
+fn default_jobs(cores: usize, slurm: Option<&str>) -> usize {
+    let allotted = slurm
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0);
+    allotted.map_or(cores, |n| n.min(cores)).max(1)
+}
+
 /// Runs `clawrun run`.
 pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
-    let shard = match args.shard {
-        Some(s) => Some(s),
-        None => Shard::from_env(args.shards).map_err(|e| UsageError(e.to_string()))?,
-    };
     args.trial.check()?;
     if args.html.is_some() && args.report != ReportFiles::Html {
         return Err(UsageError(
@@ -125,7 +133,10 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         .into());
     }
     let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        default_jobs(
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            std::env::var("SLURM_CPUS_PER_TASK").ok().as_deref(),
+        )
     });
     let models = model_settings::resolve(
         args.agent.clone(),
@@ -157,7 +168,38 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&agent, args.seed, args.resume));
+    // The shard: `--shard`, else the environment's index, placed by what the run folder
+    // already says of its shards (a Slurm task resubmitted alone sees an array of one).
+    let (shard, slurm_array) = match args.shard {
+        Some(s) => (Some(s), None),
+        None => {
+            let folder = FolderShards::read(&out);
+            match Shard::from_env(args.shards, &folder).map_err(|e| UsageError(e.to_string()))? {
+                Some((shard, slurm)) => {
+                    let env_count = std::env::var("SLURM_ARRAY_TASK_COUNT")
+                        .ok()
+                        .and_then(|c| c.trim().parse::<u32>().ok());
+                    if slurm.is_some()
+                        && args.shards.is_none()
+                        && folder.count.is_some()
+                        && env_count.is_some_and(|c| c != shard.count)
+                    {
+                        eprintln!(
+                            "clawrun: note: SLURM_ARRAY_TASK_COUNT={} but {} holds the shards of \
+                             a {}-task array: this is shard {shard} of that run",
+                            env_count.unwrap_or_default(),
+                            out.display(),
+                            shard.count
+                        );
+                    }
+                    (Some(shard), slurm)
+                }
+                None => (None, None),
+            }
+        }
+    };
     let mut options = RunOptions::new(&args.suite, agent, out.clone());
+    options.slurm_array = slurm_array;
     options.tasks = args.tasks.clone();
     options.filter = args.filter.clone();
     options.trials = args.trials;
@@ -254,4 +296,20 @@ pub(super) fn fresh_out(prefix: &str, agent: &AgentSpec, seed: u64, reuse: bool)
         i += 1;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_jobs;
+
+    #[test]
+    fn jobs_default_to_the_cores_the_process_may_use_and_slurm_allots() {
+        assert_eq!(default_jobs(8, None), 8);
+        assert_eq!(default_jobs(8, Some("2")), 2);
+        // Slurm's allotment never exceeds what the process may use; junk is ignored.
+        assert_eq!(default_jobs(4, Some("16")), 4);
+        assert_eq!(default_jobs(4, Some("zero")), 4);
+        assert_eq!(default_jobs(4, Some("0")), 4);
+        assert_eq!(default_jobs(0, None), 1);
+    }
 }

@@ -101,6 +101,7 @@ pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv
         "faults": options.faults,
         "fault_plan": plan_hash,
         "shard": options.shard.map(|s| s.to_string()),
+        "slurm_array": options.slurm_array,
         "judge": options.judge.as_ref().map(ModelConfig::describe),
         "user_model": options.user_model.as_ref().map(ModelConfig::describe),
         "max_tokens": options.max_tokens,

@@ -49,6 +49,8 @@ pub struct RunOptions {
     pub jobs: usize,
     /// This process's shard.
     pub shard: Option<Shard>,
+    /// The Slurm array the shard's index came from (recorded in its manifest).
+    pub slurm_array: Option<super::shard::SlurmArray>,
     /// Continue a run folder.
     pub resume: bool,
     /// With `resume`: continue although tasks changed or the clawrun version differs (see
@@ -105,6 +107,7 @@ impl RunOptions {
             out: out.into(),
             jobs: 1,
             shard: None,
+            slurm_array: None,
             resume: false,
             force: false,
             judge: None,
