@@ -219,6 +219,58 @@ fn a_one_based_slurm_array_with_a_task_resubmitted_alone_equals_the_unsharded_ru
 }
 
 #[test]
+fn report_names_a_missing_and_an_unfinished_shard_and_require_complete_fails_on_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("sharded");
+    let report = |run: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_clawrun"))
+            .args(["report", "--require-complete"])
+            .arg(run)
+            .output()
+            .unwrap()
+    };
+    let a = clawrun_run(&run, 4, &["--shard", "0/2"]).output().unwrap();
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let o = report(&run);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("shard 1/2: missing (no run.shard-1-of-2.json"),
+        "{err}"
+    );
+    // The second shard stops after its second trial (as a node lost mid-run would).
+    let b = clawrun_run(&run, 4, &["--shard", "1/2", "--resume"])
+        .env("CLAWRUN_CRASH_AT", "trace-written:3")
+        .output()
+        .unwrap();
+    assert_eq!(
+        b.status.code(),
+        None,
+        "{}",
+        String::from_utf8_lossy(&b.stderr)
+    );
+    let o = report(&run);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("shard 1/2: unfinished: ") && err.contains(" of 4 trials recorded"),
+        "{err}"
+    );
+    assert!(!err.contains("shard 0/2"), "{err}");
+    let b = clawrun_run(&run, 4, &["--shard", "1/2", "--resume"])
+        .output()
+        .unwrap();
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    let o = report(&run);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        !err.contains("unfinished") && !err.contains("missing"),
+        "{err}"
+    );
+}
+
+#[test]
 fn ctrl_c_stops_cleanly_and_the_journal_stays_consistent() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");

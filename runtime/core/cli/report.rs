@@ -39,6 +39,10 @@ pub struct ReportArgs {
     /// tokens); costs are shown only with one.
     #[arg(long, value_name = "FILE")]
     prices: Option<PathBuf>,
+    /// Exit with status 1 when a run folder lacks trials it was asked for: a shard that never
+    /// started or did not finish, or an unfinished run (named on stderr either way).
+    #[arg(long)]
+    require_complete: bool,
     /// Fit the tables in N columns (0: no limit). Default: the terminal's width when stdout is
     /// a terminal, no limit otherwise.
     #[arg(long, value_name = "N")]
@@ -83,6 +87,19 @@ pub fn report_command(args: ReportArgs) -> Result<i32> {
         width: args.width,
     };
     write_reports(&args.runs, &formats, args.k.unwrap_or(0))?;
+    let mut incomplete = 0;
+    for run in &args.runs {
+        for gap in crate::run::completeness::gaps(run)? {
+            eprintln!("clawrun: warning: {}: {gap}", run.display());
+            incomplete += 1;
+        }
+    }
+    if incomplete > 0 && args.require_complete {
+        eprintln!(
+            "clawrun: {incomplete} shard(s) or run(s) incomplete (--require-complete: exit status 1)"
+        );
+        return Ok(1);
+    }
     Ok(0)
 }
 

@@ -2,6 +2,7 @@
 //! journal synced in groups, traces in one pack per worker, `--resume`, `--shard`, and the report at the end.
 //!
 //! - [`agent_spec`]: `--agent` and how an agent is built per trial.
+//! - [`completeness`]: whether a run folder holds every trial (each shard) it was asked for.
 //! - [`crash`]: the crash-safety tests' hooks (crash points, a log of syncs).
 //! - [`journal`]: `journal.jsonl`: what a crash damaged is named, set aside, run again.
 //! - [`lock`]: one writer per run folder (or shard).
@@ -21,6 +22,7 @@
 
 pub mod agent_spec;
 pub mod claw_eval_grading;
+pub mod completeness;
 pub mod crash;
 pub mod grading;
 pub mod journal;
