@@ -237,6 +237,41 @@ fn two_agents_are_compared_in_text_json_and_html() {
 const PRICED_SCRIPT: &str = "rules:\n  - match: {turn: 0}\n    reply:\n      text: \"msg_001 needs a reply first.\"\n      usage: {input_tokens: 1000, output_tokens: 50, cached_input_tokens: 400}\n";
 
 #[test]
+fn two_runs_of_one_configuration_are_two_arms_and_a_run_s_shards_in_two_folders_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("first"), tmp.path().join("second"));
+    run_agent("oracle", &a);
+    run_agent("oracle", &b);
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    // The same settings, two runs: compared, each arm named by its folder.
+    let text = ok(&["report", a, b], &[]);
+    assert!(
+        text.starts_with("clawrun comparison: 2 arms, k = 2\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("arm A = oracle @ {a}\n"))
+            && text.contains(&format!("arm B = oracle @ {b}\n")),
+        "{text}"
+    );
+    // A sharded run whose shards sit in two folders is one run.
+    let shard = |i: &str, out: &Path| {
+        let mut args = TASKS.to_vec();
+        args.splice(0..0, ["run"]);
+        args.extend([
+            "--trials", "2", "--faults", "none", "--seed", "7", "--shard", i,
+        ]);
+        args.extend(["--out", out.to_str().unwrap()]);
+        ok(&args, &[]);
+    };
+    let (s0, s1) = (tmp.path().join("s0"), tmp.path().join("s1"));
+    shard("0/2", &s0);
+    shard("1/2", &s1);
+    let text = ok(&["report", s0.to_str().unwrap(), s1.to_str().unwrap()], &[]);
+    assert!(text.starts_with("clawrun report: "), "{text}");
+}
+
+#[test]
 fn tokens_wall_time_and_cost_are_totalled_from_a_model_run() {
     let (_rt, server) = mock_model::mock_server_with(PRICED_SCRIPT);
     let tmp = tempfile::tempdir().unwrap();

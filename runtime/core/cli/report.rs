@@ -236,6 +236,23 @@ struct ArmFolders {
     folders: Vec<PathBuf>,
     /// One header per folder.
     headers: Vec<RunHeader>,
+    /// The shards its folders hold (`(index, count)`, from `run.shard-I-of-N.json`); empty for
+    /// an unsharded run, which is an arm of its own.
+    shards: BTreeSet<(u32, u32)>,
+}
+
+/// The shards run folder `run` holds, from its manifests' names.
+fn shards_in(manifests: &[(String, Value)]) -> BTreeSet<(u32, u32)> {
+    manifests
+        .iter()
+        .filter_map(|(name, _)| {
+            let (i, n) = name
+                .strip_prefix("run.shard-")?
+                .strip_suffix(".json")?
+                .split_once("-of-")?;
+            Some((i.parse().ok()?, n.parse().ok()?))
+        })
+        .collect()
 }
 
 /// The manifest fields that do not set a run apart: a shard's index, the trial count (a run
@@ -275,16 +292,31 @@ fn arms_of(runs: &[PathBuf]) -> Result<Vec<ArmFolders>> {
                 (format!("records of {agent}"), agent)
             }
         };
-        match arms.iter_mut().find(|a| a.key == key) {
+        // Folders are one run only when they hold other shards of one sharded run (the same
+        // settings and shard count, no shard twice); any other folder is an arm of its own,
+        // named by its folder when its agent is another arm's too.
+        let shards = shards_in(&manifests);
+        let joins = |a: &ArmFolders| {
+            a.key == key
+                && !shards.is_empty()
+                && !a.shards.is_empty()
+                && a.shards
+                    .iter()
+                    .all(|(_, n)| shards.iter().all(|(_, m)| n == m))
+                && a.shards.is_disjoint(&shards)
+        };
+        match arms.iter_mut().find(|a| joins(a)) {
             Some(arm) => {
                 arm.folders.push(run.clone());
                 arm.headers.push(header);
+                arm.shards.extend(shards);
             }
             None => arms.push(ArmFolders {
                 key,
                 agent,
                 folders: vec![run.clone()],
                 headers: vec![header],
+                shards,
             }),
         }
     }
