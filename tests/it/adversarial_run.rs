@@ -313,6 +313,24 @@ fn a_journal_naming_a_host_file_as_a_trace_is_never_read() {
 }
 
 #[test]
+fn a_folder_holding_other_files_is_not_taken_as_a_run_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("notes");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("thesis.tex"), "mine").unwrap();
+    for extra in [&[][..], &["--resume"][..]] {
+        let o = run(&fixture_suite(), &out, 1, extra);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(
+            err.contains("the folder is not empty (thesis.tex) and holds no run"),
+            "{err}"
+        );
+    }
+    assert_eq!(files(&out), vec!["thesis.tex".to_string()], "nothing was written");
+}
+
+#[test]
 fn a_changed_task_needs_force_and_then_runs_again() {
     let tmp = tempfile::tempdir().unwrap();
     let suite = tmp.path().join("suite");

@@ -348,6 +348,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let watched = preflight::check(&agent, &models, options.probe)?;
     let grading = Grading::resolve(options.grader, options.claw_eval.as_deref(), &options.suite)?;
 
+    refuse_foreign_folder(&options.out)?;
     std::fs::create_dir_all(&options.out)
         .with_context(|| format!("creating the run folder {}", options.out.display()))?;
     // Held to the end of the run (reports included); released by the kernel on any exit.
@@ -619,6 +620,35 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         skipped,
         lock,
     })
+}
+
+/// Refuses an `--out` that holds files but no run (no manifest, journal or lock of clawrun's):
+/// a run's files would be mixed into someone else's folder.
+fn refuse_foreign_folder(out: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    let names: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let is_run_file = |n: &str| {
+        n == "run.json"
+            || n.starts_with(".clawrun")
+            || (n.starts_with("run.shard-") && n.ends_with(".json"))
+            || (n.starts_with("journal") && n.ends_with(".jsonl"))
+    };
+    if names.is_empty() || names.iter().any(|n| is_run_file(n)) {
+        return Ok(());
+    }
+    let mut shown: Vec<&str> = names.iter().map(String::as_str).take(3).collect();
+    shown.sort_unstable();
+    Err(SetupError::Usage(format!(
+        "--out {}: the folder is not empty ({}{}) and holds no run: choose a new or empty folder",
+        out.display(),
+        shown.join(", "),
+        if names.len() > 3 { ", ..." } else { "" }
+    ))
+    .into())
 }
 
 /// Finished trials waiting for the journal writer at most.
