@@ -327,7 +327,11 @@ fn a_folder_holding_other_files_is_not_taken_as_a_run_folder() {
             "{err}"
         );
     }
-    assert_eq!(files(&out), vec!["thesis.tex".to_string()], "nothing was written");
+    assert_eq!(
+        files(&out),
+        vec!["thesis.tex".to_string()],
+        "nothing was written"
+    );
 }
 
 #[test]

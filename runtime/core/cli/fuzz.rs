@@ -35,14 +35,14 @@ pub struct FuzzArgs {
     #[command(flatten)]
     model_flags: AgentModelFlags,
     /// Search trials per task (default 1000 when --time is not given either).
-    #[arg(long, value_name = "TRIALS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "TRIALS", value_parser = super::count::at_least_one::<u64>)]
     budget: Option<u64>,
     /// Wall time per task for the search, e.g. 30s, 5m, 1h (with --budget: whichever ends
     /// first).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     time: Option<Duration>,
     /// Parallel trials (default: the number of cores).
-    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<u64>)]
     jobs: Option<u64>,
     /// The search seed (the generator's, and the trials' run seed): the same seed and budget
     /// give the same search.
@@ -65,7 +65,7 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "TRIALS", default_value_t = 2_000)]
     shrink_budget: u64,
     /// End a task's search once N distinct failures were found (e.g. 1 in CI: fail fast).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = super::count::at_least_one::<u64>)]
     stop_after: Option<u64>,
     /// Play the reproducers under DIR (folders holding finding.json and repro.yaml) with
     /// --agent instead of searching; exit 1 when a result differs from --expect.

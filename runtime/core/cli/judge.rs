@@ -44,7 +44,7 @@ pub struct JudgeArgs {
     #[arg(long)]
     no_probe: bool,
     /// Trials judged at once (at least 1; default: the number of cores).
-    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<u64>)]
     jobs: Option<u64>,
     /// Print the summary as JSON instead of a table.
     #[arg(long)]

@@ -4,6 +4,7 @@ pub mod output;
 
 mod cassette;
 mod completions;
+mod count;
 mod exec;
 mod fuzz;
 mod judge;

@@ -33,7 +33,7 @@ pub struct ReportArgs {
     #[arg(long)]
     json: bool,
     /// k of Pass@k and Pass^k (at least 1; default: the trials per task).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = super::count::at_least_one::<u32>)]
     k: Option<u32>,
     /// A price table (YAML or JSON: model -> {input, output, cached_input} dollars per million
     /// tokens); costs are shown only with one.

@@ -41,7 +41,7 @@ pub struct RunArgs {
     #[command(flatten)]
     model_flags: AgentModelFlags,
     /// Trials per task (at least 1).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 3, value_parser = super::count::at_least_one::<u32>)]
     trials: u32,
     /// Faults: `claw-eval:RATE` (Claw-Eval's middleware: 429 / 500 / 2-4 s latency on POST
     /// service calls; default rate 0.25, the rate its docs state), `claw-eval` (rate from
@@ -56,7 +56,7 @@ pub struct RunArgs {
     out: Option<PathBuf>,
     /// Parallel trials (at least 1; default: the cores this process may use: its CPU affinity,
     /// cgroup quota and SLURM_CPUS_PER_TASK).
-    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = positive)]
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<usize>)]
     jobs: Option<usize>,
     /// Run one shard `I/N` of the (task, trial) pairs (also read from JOB_COMPLETION_INDEX or
     /// SLURM_ARRAY_TASK_ID with --shards).
@@ -266,15 +266,6 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
 /// `--model`.
 fn parse_proxy_model(text: &str) -> Result<ProxyModel, String> {
     ProxyModel::parse(text).map_err(|e| format!("{e:#}"))
-}
-
-/// A count of at least 1.
-fn positive(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
-    }
 }
 
 /// A fresh run folder under `runs/` named after the agent and seed.

@@ -450,7 +450,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     journal.sync_first(writers.iter().filter_map(TraceWriter::pack_file).collect());
     let mut ran = 0usize;
     let mut first_error = None;
-    let (mut scored, mut passed, mut infra) = (0usize, 0usize, 0usize);
+    let (mut scored, mut passed, mut infra, mut unjudged) = (0usize, 0usize, 0usize, 0usize);
     std::thread::scope(|scope| -> Result<()> {
         // Owned here, so that a writer error, which returns early, drops it: workers waiting
         // on the full queue then see the run end instead of waiting for ever.
@@ -550,10 +550,15 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         );
                         ran += 1;
                         if record.status == Status::Scored {
-                            scored += 1;
-                            passed += usize::from(
-                                record.verdict.as_ref().is_some_and(|v| v.scores.passed),
-                            );
+                            // An unjudged trial has no score: neither a pass nor a failure.
+                            if record.judgement() == Some(clawrun_report::Judgement::Unjudged) {
+                                unjudged += 1;
+                            } else {
+                                scored += 1;
+                                passed += usize::from(
+                                    record.verdict.as_ref().is_some_and(|v| v.scores.passed),
+                                );
+                            }
                             bar.inc(1);
                         } else {
                             infra += 1;
@@ -571,10 +576,15 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             timings.flush()?;
             super::crash::point("timings-written");
             bar.set_message(format!(
-                "pass {:.1}% ({passed}/{scored}){}",
+                "pass {:.1}% ({passed}/{scored}){}{}",
                 100.0 * passed as f64 / scored.max(1) as f64,
+                if unjudged > 0 {
+                    format!(", {unjudged} unjudged")
+                } else {
+                    String::new()
+                },
                 if infra > 0 {
-                    format!(", {infra} infra errors")
+                    format!(", {infra} errors")
                 } else {
                     String::new()
                 }
