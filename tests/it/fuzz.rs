@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clawrun::agents::trace::EventKind;
 use clawrun::faults::FaultKind;
-use clawrun::fuzz::{Confirm, FailureKind, FuzzOptions, FuzzResult, SearchConfig, fuzz, regress};
+use clawrun::fuzz::{
+    Confirm, FailureKind, FuzzOptions, FuzzResult, RegressAgent, SearchConfig, fuzz, regress,
+};
 use clawrun::run::agent_spec::RecordedRun;
 use clawrun::run::{AgentSpec, RunOptions};
 
@@ -249,6 +251,7 @@ fn regress_replays_reproducers_against_the_fixed_and_the_unfixed_agent() {
     let again = tempfile::tempdir().unwrap();
     let still = regress(
         &base(weak("never-retries", 0, false)),
+        RegressAgent::Given,
         &failures,
         again.path(),
     )
@@ -256,7 +259,13 @@ fn regress_replays_reproducers_against_the_fixed_and_the_unfixed_agent() {
     assert_eq!(still.len(), result.failures());
     assert!(still.iter().all(|r| r.still_fails()));
     let fixed_out = tempfile::tempdir().unwrap();
-    let fixed = regress(&base(AgentSpec::Oracle), &failures, fixed_out.path()).unwrap();
+    let fixed = regress(
+        &base(AgentSpec::Oracle),
+        RegressAgent::Given,
+        &failures,
+        fixed_out.path(),
+    )
+    .unwrap();
     assert!(
         fixed.iter().all(|r| !r.still_fails()),
         "the oracle retries: fixed"
@@ -379,6 +388,58 @@ fn the_command_writes_reproducers_that_clawrun_run_and_regress_play_again() {
     // The reproducer's run folder replays byte for byte.
     let o = clawrun(&["replay", failure.join("run").to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn regress_without_agent_plays_each_reproducer_with_the_agent_it_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("fuzz");
+    let o = clawrun(&[
+        "fuzz",
+        TASK,
+        "--agent",
+        "careless",
+        "--budget",
+        "500",
+        "--stop-after",
+        "1",
+        "-j",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let failures = out.join("failures");
+    // The careless agent's finding, checked in CI without --agent: played by `careless`,
+    // which still fails (the oracle, which retries, would pass it).
+    let o = clawrun(&[
+        "fuzz",
+        "--regress",
+        failures.to_str().unwrap(),
+        "--out",
+        tmp.path().join("recorded").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("still fails with careless"), "{text}");
+    let o = clawrun(&[
+        "fuzz",
+        "--regress",
+        failures.to_str().unwrap(),
+        "--agent",
+        "oracle",
+        "--out",
+        tmp.path().join("oracle").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("no longer fails with oracle"), "{text}");
 }
 
 #[test]

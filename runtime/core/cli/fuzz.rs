@@ -9,7 +9,7 @@ use anyhow::Result;
 use super::UsageError;
 use super::output::outln;
 use super::trial_args::TrialArgs;
-use crate::fuzz::{Confirm, FuzzOptions, SearchConfig, fuzz, regress};
+use crate::fuzz::{Confirm, FuzzOptions, RegressAgent, SearchConfig, fuzz, regress};
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
 use crate::run::{AgentSpec, RunOptions};
@@ -148,7 +148,20 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
     args.trial.apply(&mut run);
 
     if let Some(dir) = &args.regress {
-        return regress_command(&run, dir, &out, args.expect);
+        // Without --agent (or a model config's agent), each reproducer is played by the agent
+        // it recorded: a regression folder of a model's findings never passes by being played
+        // by the oracle.
+        let given = args.agent.is_some() || run.agent.describe() != "oracle";
+        let build = |recorded: &str| -> Result<AgentSpec> {
+            let spec = AgentSpec::parse(recorded).map_err(|e| anyhow::anyhow!("{e}"))?;
+            Ok(model_settings::resolve(Some(spec), None, None, &args.model_flags)?.agent)
+        };
+        let agent = if given {
+            RegressAgent::Given
+        } else {
+            RegressAgent::Recorded(&build)
+        };
+        return regress_command(&run, agent, dir, &out, args.expect);
     }
     let budget = match (args.budget, args.time) {
         (None, None) => Some(DEFAULT_BUDGET),
@@ -198,6 +211,7 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
 /// `clawrun fuzz --regress DIR`.
 fn regress_command(
     run: &RunOptions,
+    agent: RegressAgent<'_>,
     dir: &std::path::Path,
     out: &std::path::Path,
     expect: Expect,
@@ -209,14 +223,14 @@ fn regress_command(
         ))
         .into());
     }
-    let results = regress(run, dir, out)?;
+    let results = regress(run, agent, dir, out)?;
     let mut unexpected = 0;
     for r in &results {
         let still = r.still_fails();
         let ok = still == (expect == Expect::Failing);
         unexpected += usize::from(!ok);
         outln!(
-            "{} {}: {} ({} of {} trials fail as {}; recorded: {})",
+            "{} {}: {} with {} ({} of {} trials fail as {}; recorded: {})",
             if ok { "ok  " } else { "FAIL" },
             r.dir.display(),
             if still {
@@ -224,6 +238,7 @@ fn regress_command(
             } else {
                 "no longer fails"
             },
+            r.reproduction.twin.agent,
             r.reproduction.failing,
             r.meta.confirm.of,
             r.meta.kind,

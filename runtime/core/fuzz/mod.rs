@@ -28,7 +28,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 pub use self::observe::{FailureKind, Observation};
-pub use self::reproduce::{Regression, ReproMeta, Reproduction, regress};
+pub use self::reproduce::{RegressAgent, Regression, ReproMeta, Reproduction, regress};
 pub use self::schedule::{Perturbation, Schedule};
 pub use self::search::{Confirm, Finding, SearchConfig, TaskSearch};
 

@@ -162,9 +162,23 @@ pub fn reproducer_dirs(root: &Path) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// Plays every reproducer under `root` with `base`'s agent (the agent under test now),
-/// writing the run folders under `out` (one folder per reproducer, named as under `root`).
-pub fn regress(base: &RunOptions, root: &Path, out: &Path) -> Result<Vec<Regression>> {
+/// Which agent plays a reproducer in [`regress`].
+pub enum RegressAgent<'a> {
+    /// The base options' agent (`--agent` given: the agent under test now).
+    Given,
+    /// The agent each reproducer recorded (`finding.json` `agent`), built by this function
+    /// (with the command's model settings).
+    Recorded(&'a dyn Fn(&str) -> Result<crate::run::AgentSpec>),
+}
+
+/// Plays every reproducer under `root` with `agent` (on `base`'s other options), writing the
+/// run folders under `out` (one folder per reproducer, named as under `root`).
+pub fn regress(
+    base: &RunOptions,
+    agent: RegressAgent<'_>,
+    root: &Path,
+    out: &Path,
+) -> Result<Vec<Regression>> {
     let dirs = reproducer_dirs(root)?;
     if dirs.is_empty() {
         return Err(crate::run::preflight::SetupError::Usage(format!(
@@ -188,8 +202,18 @@ pub fn regress(base: &RunOptions, root: &Path, out: &Path) -> Result<Vec<Regress
         })?;
         let rel = dir.strip_prefix(root).unwrap_or(&dir);
         let plan = std::path::absolute(dir.join(PLAN_FILE))?;
+        let mut options = base.clone();
+        if let RegressAgent::Recorded(build) = &agent {
+            options.agent = build(&meta.agent).with_context(|| {
+                format!(
+                    "{}: its agent `{}` (pass --agent to play it with another)",
+                    meta_path.display(),
+                    meta.agent
+                )
+            })?;
+        }
         let reproduction = reproduce(
-            base,
+            &options,
             &meta.task_id,
             &plan,
             meta.seed,
