@@ -85,3 +85,22 @@ fn validate_catches_weak_rubrics_failing_oracles_and_leaks() {
         "{out}"
     );
 }
+
+#[test]
+fn agents_whose_rubric_is_all_llm_judged_are_called_unjudged_not_failing() {
+    // T091's every weighted item needs the LLM judge: offline, no agent's score means anything.
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(["validate", "--suite"])
+        .arg(env!("CARGO_MANIFEST_DIR"))
+        .arg("T091_pinbench_humanize_blog")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("do-nothing agent unjudged: every weighted rubric item is LLM-judged"),
+        "{text}"
+    );
+    assert!(text.contains("careless agent unjudged"), "{text}");
+    assert!(!text.contains("agent fails: score"), "{text}");
+}

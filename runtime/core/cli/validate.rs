@@ -226,8 +226,7 @@ fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<TaskValidation> 
         );
     } else {
         let v = checks.verdict(task, &AgentSpec::Oracle)?;
-        let weighted: f64 = v.items.iter().filter(|i| !i.gate).map(|i| i.weight).sum();
-        if !v.scores.passed && v.unjudged_weight > 0.0 && v.unjudged_weight >= weighted - 1e-9 {
+        if !v.scores.passed && all_llm_judged(&v) {
             out.notes.push(format!(
                 "every weighted rubric item is LLM-judged ({:.2} unjudged): the oracle cannot be checked offline",
                 v.unjudged_weight
@@ -258,7 +257,13 @@ fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<TaskValidation> 
     }
     if !multi_turn_without_script && let Some(careless) = careless_script(task)? {
         let v = checks.verdict(task, &careless)?;
-        if v.scores.passed {
+        if !v.scores.passed && all_llm_judged(&v) {
+            out.notes.push(format!(
+                "careless agent unjudged: every weighted rubric item is LLM-judged ({:.2} \
+                 unjudged): not checked offline",
+                v.unjudged_weight
+            ));
+        } else if v.scores.passed {
             out.errors.push(format!(
                 "the careless agent (careless.yaml) passes (score {:.4}): the rubric does not catch the trap",
                 v.scores.score
@@ -270,7 +275,15 @@ fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<TaskValidation> 
     }
     if !multi_turn_without_script {
         let v = checks.verdict(task, &AgentSpec::Idle)?;
-        if v.scores.passed {
+        if !v.scores.passed && all_llm_judged(&v) {
+            // Its score measures nothing: it says neither that the rubric catches a do-nothing
+            // agent nor that it does not.
+            out.notes.push(format!(
+                "do-nothing agent unjudged: every weighted rubric item is LLM-judged ({:.2} \
+                 unjudged): not checked offline",
+                v.unjudged_weight
+            ));
+        } else if v.scores.passed {
             out.errors.push(format!(
                 "a do-nothing agent passes (score {:.4}): the rubric checks nothing the task asks for",
                 v.scores.score
@@ -283,6 +296,13 @@ fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<TaskValidation> 
         }
     }
     Ok(out)
+}
+
+/// Whether every weighted rubric item of `v` was left unjudged (no LLM judge offline): its
+/// score then measures nothing.
+fn all_llm_judged(v: &Verdict) -> bool {
+    let weighted: f64 = v.items.iter().filter(|i| !i.gate).map(|i| i.weight).sum();
+    v.unjudged_weight > 0.0 && v.unjudged_weight >= weighted - 1e-9
 }
 
 /// The task's `careless.yaml` (an agent that takes the trap, in the oracle format), as a
