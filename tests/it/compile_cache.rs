@@ -9,6 +9,8 @@ fn entries(dir: &std::path::Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir.join("components"))
         .map(|rd| {
             rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                // The compile locks beside the entries are not entries.
+                .filter(|n| !n.ends_with(".lock"))
                 .collect()
         })
         .unwrap_or_default();
@@ -68,4 +70,39 @@ fn compiled_components_are_cached_reused_and_damage_is_recompiled() {
     let third = Sandbox::new(config).unwrap();
     runs(&third, &wasm);
     assert!(std::fs::read(&path).unwrap().len() > 1000);
+}
+
+#[test]
+fn processes_sharing_a_cache_compile_an_artifact_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let cache = tempfile::tempdir().unwrap();
+    let engine = wasmtime::Engine::default();
+    let key = blake3::hash(b"an artifact compiled by several workers at once");
+    let builds = AtomicUsize::new(0);
+    // The smallest module: its compile is quick, so the build step waits to overlap.
+    let empty_module = b"\0asm\x01\0\0\0".to_vec();
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                // Each its own cache handle and lock file descriptor, as separate processes.
+                let handle = clawrun::sandbox::cache::ComponentCache::new(
+                    &engine,
+                    Some(cache.path().to_path_buf()),
+                );
+                let _: wasmtime::Module = handle
+                    .load_or_compile(&engine, &key, || {
+                        builds.fetch_add(1, Ordering::SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(300));
+                        Ok(empty_module.clone())
+                    })
+                    .unwrap();
+            });
+        }
+    });
+    assert_eq!(
+        builds.load(Ordering::SeqCst),
+        1,
+        "compiled once, loaded thrice"
+    );
+    assert_eq!(entries(cache.path()).len(), 1);
 }

@@ -113,7 +113,10 @@ impl ComponentCache {
     }
 
     /// The component or module compiled from the bytes `key` names: loaded from the cache if
-    /// present, else built by `build`, compiled and stored.
+    /// present, else built by `build`, compiled and stored. Compiling takes the entry's lock
+    /// (`flock` on `NAME.lock` beside it, freed by the kernel however its holder ends), so
+    /// that processes sharing the cache — workers, or the shards of a cluster on a shared
+    /// folder — compile an artifact once: the others wait, then load it.
     pub fn load_or_compile<C: Compiled>(
         &self,
         engine: &Engine,
@@ -121,20 +124,43 @@ impl ComponentCache {
         build: impl FnOnce() -> Result<Vec<u8>>,
     ) -> Result<C> {
         let path = self.path_for(key);
-        if let Some(path) = path.as_deref().filter(|p| p.exists()) {
+        if let Some(loaded) = path.as_deref().and_then(|p| Self::load_entry(engine, p)) {
+            return Ok(loaded);
+        }
+        let _compiling = path.as_deref().and_then(lock_entry);
+        if let Some(loaded) = path.as_deref().and_then(|p| Self::load_entry(engine, p)) {
+            // Another process compiled it while this one waited.
+            return Ok(loaded);
+        }
+        self.compile_and_store(engine, path.as_deref(), build)
+    }
+
+    /// The artifact at `path`, when there is one that loads.
+    fn load_entry<C: Compiled>(engine: &Engine, path: &Path) -> Option<C> {
+        if path.exists() {
             // SAFETY: the cache only holds artifacts this engine configuration serialised
             // itself (the file name carries the engine's compatibility hash); a file that
             // fails to load is recompiled below.
             match unsafe { C::deserialize_file(engine, path) } {
-                Ok(compiled) => return Ok(compiled),
+                Ok(compiled) => return Some(compiled),
                 Err(e) => tracing::warn!("ignoring unusable cache entry {}: {e}", path.display()),
             }
         }
+        None
+    }
+
+    /// Builds, compiles and (when the cache has a folder) stores the artifact at `path`.
+    fn compile_and_store<C: Compiled>(
+        &self,
+        engine: &Engine,
+        path: Option<&Path>,
+        build: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<C> {
         let bytes = build()?;
         let compiled = C::precompile(engine, &bytes)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("compiling the {}", C::WHAT))?;
-        if let Some(path) = path.as_deref()
+        if let Some(path) = path
             && let Err(e) = store_atomically(path, &compiled)
         {
             tracing::warn!("could not write compile cache {}: {e:#}", path.display());
@@ -144,6 +170,26 @@ impl ComponentCache {
             .map_err(anyhow::Error::from)
             .with_context(|| format!("loading the compiled {}", C::WHAT))
     }
+}
+
+/// Takes the compile lock of the cache entry at `path` (`NAME.lock` beside it), waiting for a
+/// process that holds it; `None` when the lock cannot be had (a read-only cache: compiling
+/// then goes ahead unlocked, as before).
+fn lock_entry(path: &Path) -> Option<std::fs::File> {
+    let dir = path.parent()?;
+    std::fs::create_dir_all(dir).ok()?;
+    let name = path.file_name()?.to_str()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(format!("{name}.lock")))
+        .ok()?;
+    if file.try_lock().is_err() {
+        tracing::info!("waiting for another process compiling {name}");
+        file.lock().ok()?;
+    }
+    Some(file)
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename, so readers never see a
