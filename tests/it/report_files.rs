@@ -78,6 +78,29 @@ fn a_long_run_s_html_report_keeps_its_trials_beside_the_page() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let trials = out.join("report.trials");
     assert_eq!(std::fs::read_dir(&trials).unwrap().count(), 16);
+    // Two writers at once (shards of one folder ending together): each writes a staging
+    // folder and a page of its own and puts them in place whole; nothing is left behind.
+    let writers: Vec<_> = (0..2)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_clawrun"))
+                .args(["report", "--html"])
+                .arg(out.join("report.html"))
+                .arg(&out)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut w in writers {
+        assert!(w.wait().unwrap().success());
+    }
+    assert_eq!(std::fs::read_dir(&trials).unwrap().count(), 16);
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
         page.contains("\"src\":\"report.trials/"),

@@ -42,10 +42,11 @@ pub fn write_html(
             .map_or("report".into(), |s| s.to_string_lossy())
     );
     let folder = html.with_file_name(&folder_name);
-    if folder.is_dir() {
-        std::fs::remove_dir_all(&folder)
-            .with_context(|| format!("removing the old {}", folder.display()))?;
-    }
+    // A long run's trial scripts are written into a staging folder of this process's own and
+    // put in place with the page at the end: a report being rewritten (by several shards of
+    // one folder, say) never shows a half-written or another process's folder.
+    let staging = html.with_file_name(format!(".{folder_name}.{}.tmp", std::process::id()));
+    let _staging = RemovedOnDrop(staging.clone());
     let mut facets = Facets::default();
     for r in latest_records(runs)? {
         let (_, s) = r?;
@@ -61,9 +62,9 @@ pub fn write_html(
             .map_or("report.html".into(), |n| n.to_string_lossy());
         html.with_file_name(format!(".{name}.{}.index.tmp", std::process::id()))
     } else {
-        std::fs::create_dir_all(&folder)
-            .with_context(|| format!("creating {}", folder.display()))?;
-        folder.join(format!(".index.{}.tmp", std::process::id()))
+        std::fs::create_dir_all(&staging)
+            .with_context(|| format!("creating {}", staging.display()))?;
+        staging.join(".index.tmp")
     };
     let mut index = SpilledIndex::create(&spill_path)?;
     // Removed however this ends (a missing trace stops the report).
@@ -84,7 +85,7 @@ pub fn write_html(
                 .map(|(_, trial)| full_view(trial, timings))
                 .collect()
         } else {
-            write_trial_scripts(&folder, &folder_name, chunk, timings)
+            write_trial_scripts(&staging, &folder_name, chunk, timings)
         }
     };
     let records = latest_records(runs)?.enumerate();
@@ -95,7 +96,37 @@ pub fn write_html(
     in_order_on_workers(cores, &mut chunks, render, |views| {
         views.iter().try_for_each(|view| index.push(view))
     })?;
-    index.write_page(html, &report_page_start(summary, &facets))
+    let page = index.write_page(html, &report_page_start(summary, &facets))?;
+    drop(_spill);
+    // The old folder goes (a short run's page needs none), the new one takes its place, then
+    // the page; a folder another writer put in place meanwhile is replaced once more.
+    let publish = || -> std::io::Result<()> {
+        for _ in 0..2 {
+            match std::fs::remove_dir_all(&folder) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+            if embedded {
+                return Ok(());
+            }
+            match std::fs::rename(&staging, &folder) {
+                Ok(()) => return Ok(()),
+                Err(_) if folder.exists() => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        std::fs::rename(&staging, &folder)
+    };
+    publish()
+        .and_then(|()| std::fs::rename(&page, html))
+        .with_context(|| {
+            format!(
+                "putting {} and {} in place",
+                folder.display(),
+                html.display()
+            )
+        })
 }
 
 /// A trial's record (with its run folder), numbered by its place in journal order.
@@ -195,7 +226,10 @@ struct RemovedOnDrop(PathBuf);
 
 impl Drop for RemovedOnDrop {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        // A file, or a staging folder that was not put in place.
+        if std::fs::remove_file(&self.0).is_err() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
     }
 }
 
@@ -326,9 +360,10 @@ impl SpilledIndex {
         Ok(())
     }
 
-    /// Writes the page to `html`: `start`, the list items and the data entries in viewer
-    /// order, and the page's end.
-    fn write_page(mut self, html: &Path, start: &str) -> Result<()> {
+    /// Writes the page for `html` (to a temporary file beside it, whose path is returned, for
+    /// the caller to rename into place): `start`, the list items and the data entries in
+    /// viewer order, and the page's end.
+    fn write_page(mut self, html: &Path, start: &str) -> Result<PathBuf> {
         // Viewer order: task ids as strings, then trial numbers (the journal's order is
         // arrival order).
         let mut rank = vec![0u32; self.tasks.len()];
@@ -372,7 +407,7 @@ impl SpilledIndex {
             page.flush()
         };
         written()
-            .and_then(|()| std::fs::rename(&tmp, html))
-            .with_context(|| format!("writing {} from {}", html.display(), self.path.display()))
+            .with_context(|| format!("writing {} from {}", tmp.display(), self.path.display()))?;
+        Ok(tmp)
     }
 }
