@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::UsageError;
 use super::output::out;
+use crate::run::Shard;
 
 /// Arguments of `clawrun report`.
 #[derive(Debug, clap::Args)]
@@ -245,13 +246,7 @@ struct ArmFolders {
 fn shards_in(manifests: &[(String, Value)]) -> BTreeSet<(u32, u32)> {
     manifests
         .iter()
-        .filter_map(|(name, _)| {
-            let (i, n) = name
-                .strip_prefix("run.shard-")?
-                .strip_suffix(".json")?
-                .split_once("-of-")?;
-            Some((i.parse().ok()?, n.parse().ok()?))
-        })
+        .filter_map(|(name, _)| Shard::of_manifest(name).map(|s| (s.index, s.count)))
         .collect()
 }
 

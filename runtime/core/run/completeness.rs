@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::journal::latest_statuses;
 use super::manifest::read_manifest;
+use super::shard::Shard;
 
 /// What a run folder lacks, one line per shard (empty: complete).
 pub fn gaps(out: &Path) -> Result<Vec<String>> {
@@ -20,13 +21,8 @@ pub fn gaps(out: &Path) -> Result<Vec<String>> {
         let Ok(name) = entry.file_name().into_string() else {
             continue;
         };
-        if let Some((i, n)) = name
-            .strip_prefix("run.shard-")
-            .and_then(|n| n.strip_suffix(".json"))
-            .and_then(|n| n.split_once("-of-"))
-            .and_then(|(i, n)| Some((i.parse::<u32>().ok()?, n.parse::<u32>().ok()?)))
-        {
-            shards.entry(n).or_default().push(i);
+        if let Some(shard) = Shard::of_manifest(&name) {
+            shards.entry(shard.count).or_default().push(shard.index);
         }
     }
     let mut gaps = Vec::new();

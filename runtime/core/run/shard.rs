@@ -131,6 +131,16 @@ impl Shard {
         Ok(Some((shard, Some(SlurmArray { min, step }))))
     }
 
+    /// The shard whose manifest file is named `name` (`run.shard-I-of-N.json`, as
+    /// [`super::manifest::manifest_name`] names it); `None` for any other file.
+    pub fn of_manifest(name: &str) -> Option<Shard> {
+        let (i, n) = name
+            .strip_prefix("run.shard-")?
+            .strip_suffix(".json")?
+            .split_once("-of-")?;
+        Shard::new(i.parse().ok()?, n.parse().ok()?).ok()
+    }
+
     /// Shard `index` of `count`, checked.
     pub fn new(index: u32, count: u32) -> Result<Shard, ShardError> {
         if count == 0 || index >= count {
@@ -171,15 +181,10 @@ impl FolderShards {
             .collect();
         names.sort();
         for name in names {
-            let Some(count) = name
-                .strip_prefix("run.shard-")
-                .and_then(|n| n.strip_suffix(".json"))
-                .and_then(|n| n.split_once("-of-"))
-                .and_then(|(_, n)| n.parse::<u32>().ok())
-            else {
+            let Some(shard) = Shard::of_manifest(&name) else {
                 continue;
             };
-            found.count.get_or_insert(count);
+            found.count.get_or_insert(shard.count);
             if found.slurm.is_none() {
                 found.slurm = std::fs::read(out.join(&name))
                     .ok()
