@@ -129,3 +129,21 @@ fn the_backstop_firing_in_a_tool_call_is_an_infrastructure_error_that_resume_run
 fn the_backstop_firing_in_the_judge_phase_is_an_infrastructure_error_that_resume_runs_again() {
     fires_then_resumes("echo hello", SLOW, "the Judge phase: Bash passed");
 }
+
+#[test]
+fn an_agent_cannot_turn_its_trial_into_an_infrastructure_error_by_burning_compute() {
+    // An endless loop ends on fuel (counted, the same on every machine: seconds here, far
+    // below the backstop), as the tool's output: the trial is scored, not excluded.
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite(tmp.path(), "python3 -c 'while True: pass'", "echo judged");
+    let out = tmp.path().join("run");
+    let o = run(&suite, &out, None, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record = last(&out);
+    assert_eq!(record.status, Status::Scored, "{record:?}");
+    let events = read_trace(record.trace_bytes(&out).unwrap().as_slice()).unwrap();
+    let ran_out = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::ToolResult { output, .. } if output.contains("ran out of fuel"))
+    });
+    assert!(ran_out, "the loop ends on fuel, as tool output");
+}
