@@ -9,8 +9,8 @@ use base64::Engine as _;
 use clawrun_agents::{Block, Complete, Conversation, Message, Role};
 use serde_json::{Value, json};
 
-use crate::sandbox::door::{ANSWERED_IN_SPOOL, Answer, Door, NO_HOST};
-use crate::sandbox::fs::SharedFs;
+use clawrun_sandbox::door::{ANSWERED_IN_SPOOL, Answer, Door, NO_HOST};
+use clawrun_sandbox::fs::SharedFs;
 
 /// The spool folder, as `openai/__init__.py` names it.
 pub const SPOOL: &str = "/run/clawrun/judge";

@@ -16,10 +16,10 @@ use clawrun_vfs::Vfs;
 
 use super::checkout::put;
 use super::judge_door::{JudgeDoor, SPOOL};
-use crate::sandbox::clock::VirtualClock;
-use crate::sandbox::door::{ANSWERED_IN_SPOOL, Answer, Door, NO_HOST};
-use crate::sandbox::fs::SharedFs;
-use crate::sandbox::{DEFAULT_OUTPUT_CAP, RunConfig};
+use clawrun_sandbox::clock::VirtualClock;
+use clawrun_sandbox::door::{ANSWERED_IN_SPOOL, Answer, Door, NO_HOST};
+use clawrun_sandbox::fs::SharedFs;
+use clawrun_sandbox::{DEFAULT_OUTPUT_CAP, RunConfig};
 
 /// Where the server reads its job.
 const JOB_FILE: &str = "/run/clawrun/job.json";
@@ -167,7 +167,7 @@ impl Server {
         let thread = std::thread::Builder::new()
             .name("clawrun-grading".into())
             .spawn(move || {
-                let why = match crate::python::launcher().run_python(fs, "/", config) {
+                let why = match clawrun_sandbox::python::launcher().run_python(fs, "/", config) {
                     Ok(run) => {
                         let stderr = String::from_utf8_lossy(&run.stderr);
                         let tail: Vec<&str> = stderr.lines().rev().take(20).collect();

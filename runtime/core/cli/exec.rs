@@ -10,10 +10,10 @@ use clawrun_vfs::Vfs;
 
 use super::UsageError;
 use super::write_back::{Target, WriteBack, write_back};
-use crate::sandbox::clock::VirtualClock;
-use crate::sandbox::fs::SharedFs;
-use crate::sandbox::program::{self, ProgramKind};
-use crate::sandbox::{
+use clawrun_sandbox::clock::VirtualClock;
+use clawrun_sandbox::fs::SharedFs;
+use clawrun_sandbox::program::{self, ProgramKind};
+use clawrun_sandbox::{
     DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_OUTPUT_CAP, Mount, RunConfig, Sandbox, SandboxConfig,
     Status,
 };
@@ -269,8 +269,8 @@ fn run_reactor(
     clock: VirtualClock,
     config: RunConfig,
     cache_dir: Option<PathBuf>,
-) -> Result<crate::sandbox::RunOutcome> {
-    let installed = crate::python::install::find(cache_dir.as_deref())
+) -> Result<clawrun_sandbox::RunOutcome> {
+    let installed = clawrun_sandbox::python::install::find(cache_dir.as_deref())
         .ok()
         .flatten();
     let stdlib = match &installed {
@@ -287,7 +287,7 @@ fn run_reactor(
         _ => None,
     };
     let runtime =
-        crate::python::PythonRuntime::from_module(bytes, stdlib.as_deref(), cache_dir.as_deref())
+        clawrun_sandbox::python::PythonRuntime::from_module(bytes, stdlib.as_deref(), cache_dir.as_deref())
             .map_err(|e| UsageError(format!("program '{}': {e:#}", path.display())))?;
     let fs = SharedFs::new(vfs, clock);
     runtime.run_module(fs, config)

@@ -10,7 +10,7 @@ use super::UsageError;
 use super::output::{self, outln};
 use super::web_args::WebArgs;
 use crate::faults::{self, FaultInjector, SharedInjector};
-use crate::sandbox::clock::VirtualClock;
+use clawrun_sandbox::clock::VirtualClock;
 use crate::services::server::{self, Binding};
 use crate::services::{FixtureOptions, ServiceSet, TaskServices, UtcInstant};
 use crate::web::{Web, WebSession};

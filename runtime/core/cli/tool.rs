@@ -8,9 +8,9 @@ use clawrun_vfs::Vfs;
 use super::UsageError;
 use super::output::outln;
 use crate::faults::{self, FaultInjector, SharedInjector};
-use crate::sandbox::clock::VirtualClock;
-use crate::sandbox::{Sandbox, SandboxConfig};
-use crate::tools::{self, ToolCall, ToolEnv, ToolState, Toolbox, WORKSPACE};
+use clawrun_sandbox::clock::VirtualClock;
+use clawrun_sandbox::{Sandbox, SandboxConfig};
+use clawrun_sandbox::tools::{self, ToolCall, ToolEnv, ToolState, Toolbox, WORKSPACE};
 use crate::trial::setup::DiskLimits;
 
 /// Arguments of `clawrun tool`.

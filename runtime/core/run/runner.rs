@@ -286,7 +286,7 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
                 env.disk.inodes = options.inode_quota.unwrap_or(env.disk.inodes);
                 envs.push(env);
             }
-            Err(e) if crate::tools::InstallationError::is(&e) => return Err(e),
+            Err(e) if clawrun_sandbox::tools::InstallationError::is(&e) => return Err(e),
             Err(e) => match TaskStatus::of_setup_error(&e) {
                 Some(status) => skipped.push(Skipped { id, folder, status }),
                 None => errors.push(format!("{e:#}")),
@@ -326,7 +326,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         ))
         .into());
     }
-    let harness = Harness::new(crate::sandbox::SandboxConfig::from_env())?;
+    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env())?;
     let agent = match &options.agent {
         AgentSpec::Model(m) => AgentSpec::Model(with_cache(m, options.cache)),
         other => other.clone(),

@@ -15,7 +15,7 @@ use super::agent_spec::AgentSpec;
 use super::grading::{Grading, TaskGrading};
 use super::trace_pack::TraceWriter;
 use crate::external::command::TrialPlace;
-use crate::tools::InstallationError;
+use clawrun_sandbox::tools::InstallationError;
 use crate::trial::execution::not_started;
 use crate::trial::{
     Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, TrialInputs, TrialOutput,

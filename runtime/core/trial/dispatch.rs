@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::network;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use crate::services::{self, UtcInstant};
-use crate::tools::{ToolCall, ToolImage, ToolState};
+use clawrun_sandbox::tools::{ToolCall, ToolImage, ToolState};
 
 /// A tool call's result, as the trace and the judge record it.
 #[derive(Clone, Debug, PartialEq)]

@@ -16,7 +16,7 @@ use super::setup::{Harness, TaskEnv};
 use super::snapshot;
 use super::steps::Execution;
 use super::user::SimulatedUser;
-use crate::tools::{InstallationError, RealTimeBackstop};
+use clawrun_sandbox::tools::{InstallationError, RealTimeBackstop};
 
 /// Execution limits; the task's `environment` gives the defaults.
 #[derive(Clone, Debug)]

@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::setup::{Harness, TaskEnv};
-use crate::tools::{ToolCall, ToolState};
+use clawrun_sandbox::tools::{ToolCall, ToolState};
 
 /// What must stay invisible: (label, needle) pairs — for each hidden file, its longest line
 /// (at least 12 bytes, cut to 60 characters) that no workspace file contains, so content the

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::setup::{TaskEnv, TrialEnv};
 use crate::faults::FaultyRouter;
-use crate::sandbox::http::{GuestNetwork, HttpRouter};
+use clawrun_sandbox::http::{GuestNetwork, HttpRouter};
 use crate::services::{GuestRouter, SharedServices};
 use crate::web::WebMode;
 

@@ -9,11 +9,11 @@ use clawrun_task::LoadedTask;
 
 use super::presentation::{self, SYSTEM_TOOLS};
 use crate::faults::{FaultInjector, FaultPlan, PlanOptions, PlanSource, SharedInjector};
-use crate::python::JudgeImports;
-use crate::sandbox::clock::VirtualClock;
-use crate::sandbox::{Sandbox, SandboxConfig};
+use clawrun_sandbox::python::JudgeImports;
+use clawrun_sandbox::clock::VirtualClock;
+use clawrun_sandbox::{Sandbox, SandboxConfig};
 use crate::services::{self, Router, ServiceSet, ToolEndpoint, UtcInstant};
-use crate::tools::{ToolEnv, Toolbox, WORKSPACE};
+use clawrun_sandbox::tools::{ToolEnv, Toolbox, WORKSPACE};
 use crate::vfs::Vfs;
 use crate::web::{Web, WebSession};
 

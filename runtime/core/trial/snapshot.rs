@@ -15,7 +15,7 @@ use super::network;
 use super::recorder::Recorder;
 use super::seal;
 use super::setup::{Harness, TaskEnv, TrialEnv};
-use crate::tools::{ToolCall, ToolEnv, ToolState};
+use clawrun_sandbox::tools::{ToolCall, ToolEnv, ToolState};
 use crate::vfs::{NodeKind, Vfs};
 
 /// What the Judge phase collected.
@@ -144,7 +144,7 @@ pub fn snapshot_files(vfs: &Vfs, patterns: &[String]) -> Vec<SnapshotFile> {
         let abs = if p.starts_with('/') {
             p.clone()
         } else {
-            format!("{}/{p}", crate::tools::WORKSPACE)
+            format!("{}/{p}", clawrun_sandbox::tools::WORKSPACE)
         };
         if let Ok(g) = GlobBuilder::new(&abs).literal_separator(true).build() {
             set.add(g);

@@ -18,7 +18,7 @@ use super::recorder::{self, Recorder};
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use super::user::SimulatedUser;
 use crate::faults::FaultPlan;
-use crate::tools::{InstallationError, RealTimeBackstop, ToolState};
+use clawrun_sandbox::tools::{InstallationError, RealTimeBackstop, ToolState};
 
 /// One tool call the agent asked for: its id, the tool's name, the input.
 pub(super) type ToolUse = (String, String, Value);

@@ -10,7 +10,7 @@ use wasmtime_wasi_io::streams::{InputStream, OutputStream, StreamError};
 
 use super::error::StreamFsError;
 use super::{ErrorCode, SharedFs};
-use crate::sandbox::fault::{FsFault, FsOp};
+use crate::fault::{FsFault, FsOp};
 
 /// Largest chunk handed out per read, and the write permit (as wasmtime-wasi does).
 const IO_CHUNK: usize = 64 * 1024;

@@ -13,12 +13,12 @@ use base64::Engine as _;
 use clawrun_vfs::Vfs;
 use serde::{Deserialize, Serialize};
 
-use crate::faults::{self, Call, FaultKind, SharedInjector};
+use clawrun_faults::{Call, FaultKind, SharedInjector};
 use crate::python::JudgeImports;
-use crate::sandbox::clock::VirtualClock;
-use crate::sandbox::fault::NoFaults;
-use crate::sandbox::http::{GuestNetwork, NoNetwork};
-use crate::sandbox::{DEFAULT_FUEL, Mount, Program, RunConfig, Sandbox, Status};
+use crate::clock::VirtualClock;
+use crate::fault::NoFaults;
+use crate::http::{GuestNetwork, NoNetwork};
+use crate::{DEFAULT_FUEL, Mount, Program, RunConfig, Sandbox, Status};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/guest_tools.rs"));
@@ -194,7 +194,7 @@ impl InstallationError {
 }
 
 /// A tool's program (or a program it started) passed the real-time backstop
-/// ([`crate::sandbox::trial_backstop`]): how far it got depends on how busy the machine
+/// ([`crate::trial_backstop`]): how far it got depends on how busy the machine
 /// was, so nothing of the call may become evidence. Its trial ends as an infrastructure error
 /// (kept out of scores, re-run by `--resume`).
 #[derive(Debug, thiserror::Error)]
@@ -263,7 +263,7 @@ impl Toolbox {
         let ToolCall { name, args, state } = call;
         let program = self.program(sandbox, name)?;
         let fault = env.faults.as_ref().and_then(|faults| {
-            let point = faults::point::tool(name);
+            let point = clawrun_faults::point::tool(name);
             faults.decide(&Call::new(&point))
         });
         if let Some(failed) = fault.as_ref().and_then(|f| injected_failure(name, &f.kind)) {
@@ -311,7 +311,7 @@ impl Toolbox {
                     Some(network) => network.router(),
                     None => Box::new(NoNetwork),
                 },
-                deadline: Some(crate::sandbox::trial_backstop()),
+                deadline: Some(crate::trial_backstop()),
                 ..RunConfig::default()
             },
         )?;

@@ -1,7 +1,7 @@
 //! clawrun's own `wasi:filesystem` host, served from the in-memory [`Vfs`].
 //!
 //! wasmtime-wasi 48 has no pluggable filesystem, so this module generates its own bindings from
-//! the exact WIT version that wasmtime-wasi ships (`runtime/core/sandbox/wit`) and installs them over
+//! the exact WIT version that wasmtime-wasi ships (`runtime/sandbox/wit`) and installs them over
 //! the stock implementation with linker shadowing. Every host call passes through
 //! [`FsFaultHook`] first, so faults can be injected at the host-call boundary.
 //!
@@ -24,12 +24,12 @@ use clawrun_vfs::Vfs;
 pub use self::descriptor::{Descriptor, DirEntryStream, Preopen};
 pub use self::error::FsError;
 
-use crate::sandbox::fault::{FsCall, FsFault, FsFaultHook, FsOp, NoFaults};
+use crate::fault::{FsCall, FsFault, FsFaultHook, FsOp, NoFaults};
 
-/// Bindings generated from `runtime/core/sandbox/wit` (the WIT that wasmtime-wasi 48.0.8 ships).
+/// Bindings generated from `runtime/sandbox/wit` (the WIT that wasmtime-wasi 48.0.8 ships).
 pub mod bindings {
     wasmtime::component::bindgen!({
-        path: "runtime/core/sandbox/wit",
+        path: "wit",
         world: "clawrun:sandbox/host",
         with: {
             "wasi:io": wasmtime_wasi_io::bindings::wasi::io,
@@ -54,7 +54,7 @@ pub struct FsState {
     /// Asked before every filesystem host call.
     pub hook: Box<dyn FsFaultHook>,
     /// Virtual clock used to stamp modification times.
-    pub clock: crate::sandbox::clock::VirtualClock,
+    pub clock: crate::clock::VirtualClock,
 }
 
 impl FsState {
@@ -75,7 +75,7 @@ pub struct SharedFs(Arc<Mutex<FsState>>);
 
 impl SharedFs {
     /// Wraps a VFS for use by one store.
-    pub fn new(vfs: Vfs, clock: crate::sandbox::clock::VirtualClock) -> Self {
+    pub fn new(vfs: Vfs, clock: crate::clock::VirtualClock) -> Self {
         Self(Arc::new(Mutex::new(FsState {
             vfs,
             hook: Box::new(NoFaults),
@@ -146,7 +146,7 @@ pub fn add_to_linker<T: HasWasiVfs + 'static>(
 
 /// Installs our filesystem without shadowing: fails if anything of the same name and version
 /// is already defined (used to prove that ours replaces the stock one, see
-/// [`crate::sandbox::Sandbox::check_filesystem_shadows_stock`]).
+/// [`crate::Sandbox::check_filesystem_shadows_stock`]).
 pub fn add_to_linker_unshadowed<T: HasWasiVfs + 'static>(
     linker: &mut wasmtime::component::Linker<T>,
 ) -> wasmtime::Result<()> {

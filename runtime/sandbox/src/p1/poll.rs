@@ -3,15 +3,15 @@
 //! Stdio and files are always ready (nothing in the sandbox blocks), so a poll that waits on
 //! any descriptor returns at once with the ready descriptors and the clocks already due; time
 //! moves only when a poll waits on clocks alone, and then exactly to the earliest deadline —
-//! the rule the preview 2 clock host follows (see [`crate::sandbox::clock`]).
+//! the rule the preview 2 clock host follows (see [`crate::clock`]).
 
 use wiggle::{GuestMemory, GuestPtr};
 
 use super::fds::Fd;
 use super::types::{self, Errno, Error};
-use crate::sandbox::fs::HasWasiVfs;
-use crate::sandbox::fs::bindings::wasi::filesystem::types::HostDescriptor;
-use crate::sandbox::state::StoreData;
+use crate::fs::HasWasiVfs;
+use crate::fs::bindings::wasi::filesystem::types::HostDescriptor;
+use crate::state::StoreData;
 
 /// Guest bytes of one subscription and one event (charged to the call's copy budget).
 const SUBSCRIPTION_BYTES: u64 = 48;

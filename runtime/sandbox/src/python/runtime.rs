@@ -11,10 +11,10 @@ use wasmtime::{Caller, Config, Engine, InstancePre, Linker, Module};
 
 use super::install::Installation;
 use super::judge_imports::JudgeImports;
-use crate::sandbox::cache::ComponentCache;
-use crate::sandbox::clock::VirtualClock;
-use crate::sandbox::fs::{Preopen, SharedFs};
-use crate::sandbox::{
+use crate::cache::ComponentCache;
+use crate::clock::VirtualClock;
+use crate::fs::{Preopen, SharedFs};
+use crate::{
     Mount, RunConfig, RunOutcome, StoreData, p1, prepare_store, start_epoch_ticker,
 };
 
@@ -96,7 +96,7 @@ impl PythonRuntime {
         let mut linker: Linker<StoreData> = Linker::new(&engine);
         p1::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         // The wheel's host door: served as a doorbell when the run offers one (see
-        // `crate::sandbox::door`), otherwise every call answers -1.
+        // `crate::door`), otherwise every call answers -1.
         linker
             .func_wrap(
                 "host",

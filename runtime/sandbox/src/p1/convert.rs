@@ -5,8 +5,8 @@ use wasmtime_wasi_io::streams::StreamError;
 use wiggle::GuestError;
 
 use super::types::{self, Errno, Error};
-use crate::sandbox::fs::bindings::wasi::filesystem::types as fs;
-use crate::sandbox::fs::{ErrorCode, FsError};
+use crate::fs::bindings::wasi::filesystem::types as fs;
+use crate::fs::{ErrorCode, FsError};
 
 impl From<ErrorCode> for Errno {
     fn from(code: ErrorCode) -> Self {

@@ -7,7 +7,7 @@ use wasmtime::component::Resource;
 use wasmtime_wasi_io::streams::{DynInputStream, DynOutputStream};
 
 use super::types::{Errno, Error, Fd as GuestFd};
-use crate::sandbox::fs::Descriptor;
+use crate::fs::Descriptor;
 
 /// What a preview 1 descriptor number stands for.
 pub(crate) enum Fd {

@@ -4,9 +4,9 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::sandbox::fs::SharedFs;
-use crate::sandbox::process::PythonHost;
-use crate::sandbox::{RunConfig, RunOutcome, cache::ComponentCache};
+use crate::fs::SharedFs;
+use crate::process::PythonHost;
+use crate::{RunConfig, RunOutcome, cache::ComponentCache};
 
 use super::install::{self, WheelSource};
 use super::judge_imports::JudgeImports;

@@ -14,12 +14,12 @@ use super::convert;
 use super::fds::{Fd, FdTable, OpenFile, borrow};
 use super::types::{self, Errno, Error};
 use super::wasi_snapshot_preview1::WasiSnapshotPreview1;
-use crate::sandbox::fs::bindings::wasi::filesystem::preopens::Host as _;
-use crate::sandbox::fs::bindings::wasi::filesystem::types::{
+use crate::fs::bindings::wasi::filesystem::preopens::Host as _;
+use crate::fs::bindings::wasi::filesystem::types::{
     self as fs, HostDescriptor, HostDirectoryEntryStream,
 };
-use crate::sandbox::fs::{Descriptor, HasWasiVfs};
-use crate::sandbox::state::StoreData;
+use crate::fs::{Descriptor, HasWasiVfs};
+use crate::state::StoreData;
 
 type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use wasmtime::component::Resource;
 use wasmtime_wasi_io::poll::{DynPollable, Pollable, subscribe};
 
-use crate::sandbox::fs::bindings::wasi::clocks::monotonic_clock;
+use crate::fs::bindings::wasi::clocks::monotonic_clock;
 
 pub use clawrun_hostcall::clock::{DEFAULT_EPOCH_SECS, VirtualClock};
 

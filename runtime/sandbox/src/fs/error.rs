@@ -3,7 +3,7 @@
 use clawrun_vfs::VfsError;
 
 use super::ErrorCode;
-use crate::sandbox::fault::FsErrno;
+use crate::fault::FsErrno;
 
 /// The trappable error type of our `wasi:filesystem/types` bindings: either a WASI error code
 /// returned to the guest or a trap.

@@ -13,7 +13,7 @@ use super::stream::{FileInputStream, FileOutputStream};
 use super::{
     Descriptor, DirEntryStream, ErrorCode, FsError, FsState, SharedFs, WasiVfsView, display_path,
 };
-use crate::sandbox::fault::{FsFault, FsOp};
+use crate::fault::{FsFault, FsOp};
 use types::{
     Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, MetadataHashValue,
     NewTimestamp, OpenFlags, PathFlags,

@@ -328,7 +328,7 @@ impl Sandbox {
 
     /// Checks that our `wasi:filesystem` carries exactly the interface versions of the stock
     /// one: installing it without shadowing must collide with wasmtime-wasi's definitions. If
-    /// the versions drifted (a wasmtime bump without re-copying `runtime/core/sandbox/wit`), both
+    /// the versions drifted (a wasmtime bump without re-copying `runtime/sandbox/wit`), both
     /// would coexist and the linker's semver matching could hand guests the stock host.
     pub fn check_filesystem_shadows_stock(&self) -> Result<()> {
         let mut linker: Linker<StoreData> = Linker::new(&self.engine);
@@ -338,7 +338,7 @@ impl Sandbox {
             Err(e) => bail!("unexpected error installing the filesystem host: {e:#}"),
             Ok(()) => bail!(
                 "our wasi:filesystem did not collide with wasmtime-wasi's: the WIT in \
-                 runtime/core/sandbox/wit has drifted from the stock version; re-copy it"
+                 runtime/sandbox/wit has drifted from the stock version; re-copy it"
             ),
         }
     }

@@ -16,11 +16,13 @@ pub mod output;
 pub(crate) mod p1;
 pub mod process;
 pub mod program;
+pub mod python;
 pub mod random;
 /// The filesystem fault hook (from `clawrun-hostcall`).
 pub use clawrun_hostcall::fault;
 mod run;
 mod state;
+pub mod tools;
 
 pub(crate) use self::run::{prepare_store, start_epoch_ticker};
 pub(crate) use self::state::StoreData;
