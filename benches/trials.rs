@@ -168,11 +168,11 @@ fn main() {
 /// trial with its judge, and the trial as a run records it (trace and record written to a
 /// folder, plus its journal line).
 fn t002_breakdown(c: &mut Criterion, rt: &tokio::runtime::Runtime, harness: &Harness) {
-    use clawrun::run::grading::Grading;
     use clawrun::run::trace_pack::{TracePack, TraceWriter};
     use clawrun::run::trial_record::{TrialContext, Worker, run_and_record};
     use clawrun::tools::ToolState;
     use clawrun::trial::dispatch::call_tool;
+    use clawrun::trial::grading::Grading;
 
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let s = clawrun::task::Suite::open(root).unwrap();

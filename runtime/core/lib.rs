@@ -12,12 +12,12 @@ pub use clawrun_sandbox as sandbox;
 pub use clawrun_sandbox::{python, tools};
 pub use clawrun_services as services;
 pub use clawrun_task as task;
+pub use clawrun_trial as trial;
+pub use clawrun_trial::claw_eval;
 pub use clawrun_vfs as vfs;
 pub use clawrun_web as web;
 
-pub mod claw_eval;
 pub mod cli;
 pub mod external;
 pub mod fuzz;
 pub mod run;
-pub mod trial;

@@ -14,8 +14,8 @@ use std::process::Command;
 
 use clawrun::agents::llm::{ModelConfig, Provider};
 use clawrun::agents::mock::{Script, serve_mock_llm};
-use clawrun::run::grading::GraderChoice;
 use clawrun::run::{AgentSpec, RunOptions, run};
+use clawrun::trial::grading::GraderChoice;
 use serde_json::Value;
 
 use crate::pyref_support;

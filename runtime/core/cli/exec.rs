@@ -17,7 +17,7 @@ use clawrun_sandbox::{
     DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_OUTPUT_CAP, Mount, RunConfig, Sandbox, SandboxConfig,
     Status,
 };
-use crate::trial::setup::DiskLimits;
+use clawrun_trial::setup::DiskLimits;
 
 /// Arguments of `clawrun exec`.
 #[derive(Debug, clap::Args)]
@@ -286,9 +286,12 @@ fn run_reactor(
         }
         _ => None,
     };
-    let runtime =
-        clawrun_sandbox::python::PythonRuntime::from_module(bytes, stdlib.as_deref(), cache_dir.as_deref())
-            .map_err(|e| UsageError(format!("program '{}': {e:#}", path.display())))?;
+    let runtime = clawrun_sandbox::python::PythonRuntime::from_module(
+        bytes,
+        stdlib.as_deref(),
+        cache_dir.as_deref(),
+    )
+    .map_err(|e| UsageError(format!("program '{}': {e:#}", path.display())))?;
     let fs = SharedFs::new(vfs, clock);
     runtime.run_module(fs, config)
 }

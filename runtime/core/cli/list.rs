@@ -8,10 +8,10 @@ use serde_json::json;
 
 use super::output::{self, outln};
 use super::{EXIT_USAGE, UsageError};
-use crate::run::grading::{GraderChoice, Grading};
 use crate::run::selection::TaskFilter;
 use crate::run::status::{StatusCounts, TaskStatus};
 use crate::web::WebMode;
+use clawrun_trial::grading::{GraderChoice, Grading};
 
 /// Arguments of `clawrun list`.
 #[derive(Debug, clap::Args)]

@@ -133,6 +133,8 @@ pub fn main() -> i32 {
             output::error_line(format_args!("clawrun: error: {e:#}"));
             let setup = e.downcast_ref::<crate::run::preflight::SetupError>();
             if e.downcast_ref::<UsageError>().is_some()
+                || e.downcast_ref::<clawrun_trial::grading::GradingError>()
+                    .is_some()
                 || matches!(setup, Some(crate::run::preflight::SetupError::Usage(_)))
             {
                 EXIT_USAGE

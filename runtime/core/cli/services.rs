@@ -10,10 +10,10 @@ use super::UsageError;
 use super::output::{self, outln};
 use super::web_args::WebArgs;
 use crate::faults::{self, FaultInjector, SharedInjector};
-use clawrun_sandbox::clock::VirtualClock;
 use crate::services::server::{self, Binding};
 use crate::services::{FixtureOptions, ServiceSet, TaskServices, UtcInstant};
 use crate::web::{Web, WebSession};
+use clawrun_sandbox::clock::VirtualClock;
 
 /// Arguments of `clawrun services`.
 #[derive(Debug, clap::Args)]

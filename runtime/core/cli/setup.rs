@@ -7,9 +7,9 @@ use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 
 use super::UsageError;
+use clawrun_sandbox::cache::ComponentCache;
 use clawrun_sandbox::python::PythonRuntime;
 use clawrun_sandbox::python::install::{self, WheelSource};
-use clawrun_sandbox::cache::ComponentCache;
 
 /// Arguments of `clawrun setup`.
 #[derive(Debug, clap::Args)]

@@ -9,9 +9,9 @@ use super::UsageError;
 use super::output::outln;
 use crate::faults::{self, FaultInjector, SharedInjector};
 use clawrun_sandbox::clock::VirtualClock;
-use clawrun_sandbox::{Sandbox, SandboxConfig};
 use clawrun_sandbox::tools::{self, ToolCall, ToolEnv, ToolState, Toolbox, WORKSPACE};
-use crate::trial::setup::DiskLimits;
+use clawrun_sandbox::{Sandbox, SandboxConfig};
+use clawrun_trial::setup::DiskLimits;
 
 /// Arguments of `clawrun tool`.
 #[derive(Debug, clap::Args)]

@@ -11,7 +11,7 @@ use clawrun_judge::ScoreConfig;
 use super::UsageError;
 use super::web_args::WebArgs;
 use crate::run::RunOptions;
-use crate::run::grading::GraderChoice;
+use clawrun_trial::grading::GraderChoice;
 
 /// How trials are judged and what they reach.
 #[derive(Debug, clap::Args)]

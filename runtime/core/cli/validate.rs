@@ -12,15 +12,15 @@ use clawrun_report::Status;
 use super::UsageError;
 use super::output::outln;
 use super::web_args::WebArgs;
-use crate::run::grading::{GraderChoice, Grading, TaskGrading};
 use crate::run::runner::{Prepared, Skipped, prepare_selection};
 use crate::run::selection::TaskFilter;
 use crate::run::status::{StatusCounts, TaskStatus, has_rubric};
 use crate::run::trace_pack::{TracePack, TraceWriter};
 use crate::run::trial_record::{TrialContext, Worker, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
-use crate::trial::{Harness, TaskEnv, firewall};
 use crate::web::Web;
+use clawrun_trial::grading::{GraderChoice, Grading, TaskGrading};
+use clawrun_trial::{Harness, TaskEnv, firewall};
 
 /// Arguments of `clawrun validate`.
 #[derive(Debug, clap::Args)]

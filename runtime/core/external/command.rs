@@ -23,7 +23,7 @@ use super::proxy::{ModelProxy, ModelSource, RecordedAnswer, Upstream};
 use super::recipe::{Recipe, fill, inside};
 use super::server::{LoopbackServer, McpMount};
 use super::session::Secret;
-use crate::trial::TaskEnv;
+use clawrun_trial::TaskEnv;
 
 /// Where one trial of an agent program runs: the trial, its folder in the run (logs, scratch),
 /// the slot its fault injector is shared through.

@@ -36,7 +36,7 @@ use clawrun_agents::Agent;
 use self::bridge::{ExternalAgent, ModelLedger};
 use self::mcp::TrialTools;
 use self::server::{LoopbackServer, McpMount};
-use crate::trial::TaskEnv;
+use clawrun_trial::TaskEnv;
 
 /// How `clawrun mcp` serves the trial's tools.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,8 +11,8 @@ use bytes::Bytes;
 use clawrun_agents::llm::{ModelConfig, Provider, install_crypto_provider};
 use clawrun_agents::mock::{ScriptedModel, Wire, error_body};
 use clawrun_agents::trace::EventKind;
+use clawrun_faults::FaultKind;
 use clawrun_faults::point::Call;
-use clawrun_faults::{FaultKind, SharedInjector};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::{Request, Response};
@@ -21,7 +21,7 @@ use super::answer::read_answer;
 use super::bridge::ModelLedger;
 use super::command::DUMMY_KEY;
 use super::server::{BodyError, Reply, Route, body, read_bounded};
-use crate::trial::recorder::fault_event;
+use clawrun_trial::recorder::fault_event;
 
 /// The largest model request the proxy reads (32 MiB, about Anthropic's own request limit);
 /// a larger one is answered 413, neither counted nor recorded.
@@ -122,9 +122,7 @@ impl Answer {
     }
 }
 
-/// The trial's fault injector, shared with the proxy once the trial has forked its
-/// environment (the agent program starts before).
-pub type FaultSlot = Arc<Mutex<Option<SharedInjector>>>;
+pub use clawrun_trial::FaultSlot;
 
 /// One trial's model proxy.
 pub struct ModelProxy {

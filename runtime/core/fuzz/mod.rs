@@ -33,12 +33,12 @@ pub use self::schedule::{Perturbation, Schedule};
 pub use self::search::{Confirm, Finding, SearchConfig, TaskSearch};
 
 use self::pool::Pool;
-use crate::run::grading::Grading;
 use crate::run::preflight::{self, Models, SetupError};
 use crate::run::runner::{prepare_selection, with_cache};
 use crate::run::trial_record::TrialContext;
 use crate::run::{AgentSpec, RunOptions};
-use crate::trial::Harness;
+use clawrun_trial::Harness;
+use clawrun_trial::grading::Grading;
 
 /// What `clawrun fuzz` was asked: the run's settings (suite, tasks, agent, seed, out, jobs,
 /// judge, grading) and the search's.
@@ -167,7 +167,7 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
         crate::web::Web::open(&run.web, Some(&out.join("web")))
             .map_err(|e| SetupError::Usage(e.to_string()))?,
     );
-    let tasks: Vec<crate::trial::TaskEnv> = prepared
+    let tasks: Vec<clawrun_trial::TaskEnv> = prepared
         .tasks
         .into_iter()
         .map(|t| t.with_web(std::sync::Arc::clone(&web)))

@@ -13,8 +13,9 @@ use super::observe::Observation;
 use crate::faults::FaultPlan;
 use crate::run::runner::worker_runtime;
 use crate::run::trace_pack::{TraceLayout, TraceWriter};
-use crate::run::trial_record::{Judgement, TrialContext, Worker, judge, play};
-use crate::trial::TaskEnv;
+use crate::run::trial_record::{TrialContext, Worker, play};
+use clawrun_trial::TaskEnv;
+use clawrun_trial::judgement::Judgement;
 
 /// One trial to play: which task, under which plan, as which trial number.
 #[derive(Clone, Debug)]
@@ -131,7 +132,9 @@ fn play_job(
         error,
         verdict,
         ..
-    } = judge(rt, cx, worker, task, job.trial, &output, scratch)?;
+    } = cx
+        .judging(worker)
+        .judge(rt, task, job.trial, &output, scratch)?;
     let census = std::mem::take(&mut output.census);
     Ok(Observation::new(
         output.outcome,

@@ -14,7 +14,7 @@ use super::mutate::{Census, mutate};
 use super::observe::{FailureKind, Observation};
 use super::pool::{Job, Pool};
 use super::schedule::Schedule;
-use crate::trial::TaskEnv;
+use clawrun_trial::TaskEnv;
 
 /// Schedules per generation: fixed, so that a search with a trial budget takes the same
 /// course whatever the number of workers.

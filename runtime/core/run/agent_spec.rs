@@ -13,7 +13,7 @@ use clawrun_report::{TraceSpan, trace_file};
 use super::journal::{run_journals, scan_heads};
 
 use crate::external::command::{CommandAgent, ProxyModel, TrialPlace};
-use crate::trial::TaskEnv;
+use clawrun_trial::TaskEnv;
 
 /// The agent of a run.
 #[derive(Clone, Debug)]

@@ -17,7 +17,7 @@ use super::model_settings::describe_settings;
 use super::preflight::SetupError;
 use super::runner::RunOptions;
 use crate::faults::FaultPlan;
-use crate::trial::TaskEnv;
+use clawrun_trial::TaskEnv;
 
 /// A run's manifest as its readers (`replay`, `judge`) need it: typed, with clawrun's
 /// defaults where a manifest written by an older clawrun lacks a field.

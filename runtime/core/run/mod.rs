@@ -21,10 +21,8 @@
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
 
 pub mod agent_spec;
-pub mod claw_eval_grading;
 pub mod completeness;
 pub mod crash;
-pub mod grading;
 pub mod journal;
 pub mod lock;
 pub mod manifest;

@@ -27,6 +27,12 @@ impl std::fmt::Display for SetupError {
 
 impl std::error::Error for SetupError {}
 
+impl From<clawrun_trial::grading::GradingError> for SetupError {
+    fn from(e: clawrun_trial::grading::GradingError) -> Self {
+        SetupError::Usage(e.to_string())
+    }
+}
+
 /// The models of a run by role, for messages.
 pub struct Models<'a> {
     /// The agent's model, if the agent is one.

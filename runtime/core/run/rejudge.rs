@@ -1,5 +1,5 @@
 //! Re-judging a finished run (`clawrun judge RUN --judge MODEL`): each scored trial's evidence
-//! is rebuilt from its trace ([`crate::trial::recorded`]) and judged again with the judge model
+//! is rebuilt from its trace ([`clawrun_trial::recorded`]) and judged again with the judge model
 //! ([`clawrun_judge::rejudge_with_log`]); no agent, tool or service runs again. The records,
 //! traces and diffs go to a new run folder whose journal holds the new verdicts and whose
 //! `run.json` is the source run's with the new judge and a `rejudged` section. The source run
@@ -30,7 +30,7 @@ use super::model_settings::describe_settings;
 use super::preflight::{self, Models, SetupError};
 use super::runner::{RetryReporter, interrupted, progress_bar, with_cache};
 use super::trace_pack::TRACES_DIR;
-use crate::trial::recorded::evidence_from_trace;
+use clawrun_trial::recorded::evidence_from_trace;
 
 /// What `clawrun judge` was asked.
 pub struct RejudgeOptions {

@@ -36,7 +36,7 @@ use super::manifest::{
 };
 use super::runner::RunOptions;
 use crate::faults::{FaultPlan, trial_seed};
-use crate::trial::TaskEnv;
+use clawrun_trial::TaskEnv;
 
 /// What this invocation found in its run folder.
 #[derive(Debug, Default)]

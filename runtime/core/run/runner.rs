@@ -13,7 +13,6 @@ use clawrun_report::{Status, TrialRecord};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::agent_spec::AgentSpec;
-use super::grading::{GraderChoice, Grading};
 use super::journal::{Journal, latest};
 use super::manifest::manifest_name;
 use super::preflight::{self, Models, SetupError};
@@ -23,8 +22,9 @@ use super::status::TaskStatus;
 use super::trace_pack::{TraceLayout, TraceWriter};
 use super::trial_record::{TrialContext, Worker, run_and_record};
 use crate::faults::{FaultPlan, PlanOptions, plan_from_cli};
-use crate::trial::{Harness, TaskEnv};
 use crate::web::{Web, WebMode, WebOptions};
+use clawrun_trial::grading::{GraderChoice, Grading};
+use clawrun_trial::{Harness, TaskEnv};
 
 /// Everything `clawrun run` was asked to do.
 #[derive(Clone)]
@@ -67,7 +67,7 @@ pub struct RunOptions {
     /// of the run (default off: every request reaches the model).
     pub cache: bool,
     /// Bytes each trial may add to its filesystem (default: the task's `limits`, else
-    /// [`crate::trial::setup::DiskLimits::default`]).
+    /// [`clawrun_trial::setup::DiskLimits::default`]).
     pub disk_quota: Option<u64>,
     /// Inodes each trial may add (default: the task's, else the default).
     pub inode_quota: Option<u64>,

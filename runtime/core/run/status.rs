@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use super::grading::{Grading, TaskGrading};
+use clawrun_trial::grading::{Grading, TaskGrading};
 
 use clawrun_task::{Check, LoadedTask, ServiceSpec, Task};
 
@@ -155,7 +155,7 @@ impl TaskStatus {
     /// is needed comes from the grader's source (see [`Checkout::judge_uses`]), not from the
     /// declarative rubric it replaces. Unchanged for tasks clawrun's rubric grades.
     ///
-    /// [`Checkout::judge_uses`]: crate::claw_eval::Checkout::judge_uses
+    /// [`Checkout::judge_uses`]: clawrun_trial::claw_eval::Checkout::judge_uses
     pub fn for_grading(self, loaded: &LoadedTask, grading: &Grading) -> TaskStatus {
         let Some(grader) = grading.claw_eval() else {
             return self;
@@ -224,7 +224,8 @@ pub fn unsupported_kind(spec: &ServiceSpec, web: WebMode) -> Option<(Cause, Stri
 /// start time).
 fn load_services(loaded: &LoadedTask) -> Result<ServiceSet, LoadError> {
     let task = &loaded.task;
-    let epoch = u64::try_from(task.start_time()).unwrap_or(crate::trial::setup::DEFAULT_EPOCH_SECS);
+    let epoch =
+        u64::try_from(task.start_time()).unwrap_or(clawrun_trial::setup::DEFAULT_EPOCH_SECS);
     ServiceSet::load_in(
         loaded.suite().dir(),
         &task.services,
@@ -581,7 +582,7 @@ services:
             TaskStatus::before_setup(&suite.load("tasks/t").unwrap().task, WebMode::Off),
             TaskStatus::Runnable
         );
-        let setup = crate::trial::TaskEnv::prepare(suite.load("tasks/t").unwrap(), None);
+        let setup = clawrun_trial::TaskEnv::prepare(suite.load("tasks/t").unwrap(), None);
         let error = setup.err().expect("Setup fails without the fixture");
         assert_eq!(TaskStatus::of_setup_error(&error), Some(status));
         assert_eq!(

@@ -5,22 +5,23 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
-use clawrun_agents::Complete;
+
 use clawrun_agents::llm::{LlmClient, ModelConfig};
-use clawrun_agents::trace::{Event, Outcome};
+use clawrun_agents::trace::Event;
 use clawrun_judge::ScoreConfig;
-use clawrun_report::{Status, TrialRecord};
+use clawrun_report::TrialRecord;
 
 use super::agent_spec::AgentSpec;
-use super::grading::{Grading, TaskGrading};
 use super::trace_pack::TraceWriter;
 use crate::external::command::TrialPlace;
+use crate::vfs::ChangeKind;
 use clawrun_sandbox::tools::InstallationError;
-use crate::trial::execution::not_started;
-use crate::trial::{
+use clawrun_trial::execution::not_started;
+use clawrun_trial::grading::Grading;
+use clawrun_trial::judgement::{Judgement, Judging};
+use clawrun_trial::{
     Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, TrialInputs, TrialOutput,
 };
-use crate::vfs::ChangeKind;
 
 /// What every trial of a run shares.
 pub struct TrialContext<'a> {
@@ -44,6 +45,17 @@ pub struct TrialContext<'a> {
     pub grading: &'a Grading,
     /// The recorded run a replay plays (an agent program's model answers come from it).
     pub recorded: Option<&'a super::agent_spec::RecordedRun>,
+}
+
+impl TrialContext<'_> {
+    /// How `worker` judges this run's trials.
+    pub fn judging<'a>(&'a self, worker: &'a Worker) -> Judging<'a> {
+        Judging {
+            grading: self.grading,
+            judge: worker.judge(),
+            score: self.score,
+        }
+    }
 }
 
 /// What one worker keeps across its trials: the model clients (agent, judge, simulated user),
@@ -107,7 +119,7 @@ pub fn run_and_record(
         verdict,
         grader,
         native_verdict,
-    } = judge(rt, cx, worker, task, trial, &output, &dir)?;
+    } = cx.judging(worker).judge(rt, task, trial, &output, &dir)?;
     Ok(TrialRecord {
         task_id: task.id().to_string(),
         category: task.loaded.task.category.clone().unwrap_or_default(),
@@ -187,76 +199,6 @@ fn write_changes(task: &TaskEnv, output: &TrialOutput, dir: &Path) -> Result<()>
         .with_context(|| format!("writing {}/changes.json", dir.display()))?;
     }
     Ok(())
-}
-
-/// A played trial's judgement: its status and error, and the verdicts of the grading chosen.
-pub(crate) struct Judgement {
-    /// Scored, task error or infrastructure error.
-    pub status: Status,
-    /// Why the trial was not scored, if it was not.
-    pub error: Option<String>,
-    /// The verdict of the grading chosen.
-    pub verdict: Option<clawrun_judge::Verdict>,
-    /// `claw-eval` when a grader.py judged.
-    pub grader: Option<String>,
-    /// clawrun's rubric's verdict beside grader.py's (`--grader both`).
-    pub native_verdict: Option<clawrun_judge::Verdict>,
-}
-
-/// Judges `output` (trial `trial` of `task`, whose folder is `dir`) as `cx.grading` chooses:
-/// a trial that ended on a task or infrastructure error is not judged.
-pub(crate) fn judge(
-    rt: &tokio::runtime::Runtime,
-    cx: &TrialContext<'_>,
-    worker: &Worker,
-    task: &TaskEnv,
-    trial: u32,
-    output: &TrialOutput,
-    dir: &Path,
-) -> Result<Judgement> {
-    let mut status = match output.outcome {
-        Outcome::InfraError => Status::InfraError,
-        Outcome::TaskError => Status::TaskError,
-        _ => Status::Scored,
-    };
-    let mut error = output.error.clone();
-    // The judge's cached verdicts are keyed by the trial seed too (see README `--cache`).
-    let judge_model = worker.judge.as_ref().map(|j| j.for_sample(output.seed));
-    let native = || {
-        rt.block_on(clawrun_judge::judge(
-            &task.loaded.task,
-            &output.evidence,
-            judge_model.as_ref().map(|m| m as &dyn Complete),
-            cx.score,
-        ))
-    };
-    let (mut verdict, mut grader, mut native_verdict) = (None, None, None);
-    if status == Status::Scored {
-        match cx.grading.for_task(&task.loaded) {
-            TaskGrading::Native => verdict = Some(native()),
-            plan => {
-                grader = Some("claw-eval".to_string());
-                if plan == TaskGrading::Both {
-                    native_verdict = Some(native());
-                }
-                match super::claw_eval_grading::grade(rt, cx, worker, task, trial, output, dir) {
-                    Ok(v) => verdict = Some(v),
-                    Err(e) if InstallationError::is(&e) => return Err(e),
-                    Err(e) => {
-                        status = Status::TaskError;
-                        error = Some(format!("{e:#}"));
-                    }
-                }
-            }
-        }
-    }
-    Ok(Judgement {
-        status,
-        error,
-        verdict,
-        grader,
-        native_verdict,
-    })
 }
 
 /// Builds the trial's agent and simulated user and runs it.

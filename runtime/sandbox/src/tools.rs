@@ -13,12 +13,12 @@ use base64::Engine as _;
 use clawrun_vfs::Vfs;
 use serde::{Deserialize, Serialize};
 
-use clawrun_faults::{Call, FaultKind, SharedInjector};
-use crate::python::JudgeImports;
 use crate::clock::VirtualClock;
 use crate::fault::NoFaults;
 use crate::http::{GuestNetwork, NoNetwork};
+use crate::python::JudgeImports;
 use crate::{DEFAULT_FUEL, Mount, Program, RunConfig, Sandbox, Status};
+use clawrun_faults::{Call, FaultKind, SharedInjector};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/guest_tools.rs"));

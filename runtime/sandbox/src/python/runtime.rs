@@ -14,9 +14,7 @@ use super::judge_imports::JudgeImports;
 use crate::cache::ComponentCache;
 use crate::clock::VirtualClock;
 use crate::fs::{Preopen, SharedFs};
-use crate::{
-    Mount, RunConfig, RunOutcome, StoreData, p1, prepare_store, start_epoch_ticker,
-};
+use crate::{Mount, RunConfig, RunOutcome, StoreData, p1, prepare_store, start_epoch_ticker};
 
 /// Where the standard library zip appears to the interpreter (its build looks there).
 pub const STDLIB_GUEST_DIR: &str = "/usr/local/lib";

@@ -16,10 +16,17 @@
 //!   towards them are tampering.
 //! - [`user`]: the simulated user (scripted rules or an LLM playing the persona).
 //! - [`presentation`]: Claw-Eval's system prompt and tool specs.
+//! - [`grading`]: which grader judges each task (`--grader`); [`judgement`]: a played trial's
+//!   verdict by that grading, clawrun's rubric or the task's Claw-Eval `grader.py`
+//!   ([`claw_eval`]: the checkout, the evidence exported as Claw-Eval writes it, the grading
+//!   run in the Python sandbox, the judge's door).
 
+pub mod claw_eval;
 pub mod dispatch;
 pub mod execution;
 pub mod firewall;
+pub mod grading;
+pub mod judgement;
 pub mod network;
 pub mod presentation;
 pub mod prompt;
@@ -31,6 +38,6 @@ pub mod snapshot;
 mod steps;
 pub mod user;
 
-pub use self::execution::{Limits, TrialInputs, TrialOutput};
+pub use self::execution::{FaultSlot, Limits, TrialInputs, TrialOutput};
 pub use self::setup::{Harness, TaskEnv, TrialEnv};
 pub use self::user::{LlmUser, ReplayUser, SimulatedUser, UserReply};

@@ -3,14 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
 use clawrun_task::LoadedTask;
 
-use super::preflight::SetupError;
 use crate::claw_eval::{Checkout, ClawEvalGrader};
 
+/// Why a run's grading could not be set up: the user's flags ask for what is not there.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct GradingError(String);
+
 /// `--grader`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum GraderChoice {
     /// The task's Claw-Eval `grader.py` when the run has a checkout with one, else clawrun's
     /// rubric.
@@ -70,7 +74,11 @@ impl Grading {
     /// Resolves `choice` for a run over `suite`: the checkout is `checkout` when given, else the
     /// suite itself when it is a Claw-Eval checkout, else (for `claw-eval` and `both` only) the
     /// suite's vendored `third_party/claw-eval`.
-    pub fn resolve(choice: GraderChoice, checkout: Option<&Path>, suite: &Path) -> Result<Self> {
+    pub fn resolve(
+        choice: GraderChoice,
+        checkout: Option<&Path>,
+        suite: &Path,
+    ) -> Result<Self, GradingError> {
         if choice == GraderChoice::Clawrun {
             return Ok(Self::native());
         }
@@ -85,20 +93,17 @@ impl Grading {
             None => None,
         };
         let claw_eval = match found {
-            Some(path) => {
-                Some(ClawEvalGrader::new(Checkout::open(&path).map_err(|e| {
-                    SetupError::Usage(format!("--claw-eval: {e:#}"))
-                })?))
-            }
+            Some(path) => Some(ClawEvalGrader::new(
+                Checkout::open(&path).map_err(|e| GradingError(format!("--claw-eval: {e:#}")))?,
+            )),
             None if choice == GraderChoice::Auto => None,
             None => {
-                return Err(SetupError::Usage(format!(
+                return Err(GradingError(format!(
                     "--grader {} needs a Claw-Eval checkout: pass --claw-eval PATH (a clone of \
                      github.com/claw-eval/claw-eval, with src/claw_eval/ and tasks/), or run \
                      --suite on one",
                     choice.as_str()
-                ))
-                .into());
+                )));
             }
         };
         Ok(Self { choice, claw_eval })

@@ -41,7 +41,7 @@ impl Recorder {
 }
 
 /// A fault injected, as a trace event.
-pub fn fault_event(f: &crate::faults::FaultEvent) -> EventKind {
+pub fn fault_event(f: &clawrun_faults::FaultEvent) -> EventKind {
     EventKind::Fault {
         point: f.point.to_string(),
         rule: f

@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::network;
 use super::setup::{Harness, TaskEnv, TrialEnv};
-use crate::services::{self, UtcInstant};
 use clawrun_sandbox::tools::{ToolCall, ToolImage, ToolState};
+use clawrun_services::UtcInstant;
 
 /// A tool call's result, as the trace and the judge record it.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,14 +87,14 @@ pub fn call_tool(
         });
     }
     // Unparsable arguments reach the service as `{}`, as Claw-Eval's runner sends them.
-    let arguments = services::json::parse(&if invalid.is_some() {
+    let arguments = clawrun_services::json::parse(&if invalid.is_some() {
         "{}".to_string()
     } else {
         input.to_string()
     })
-    .unwrap_or_else(|_| services::Json::Object(services::Obj::new()));
+    .unwrap_or_else(|_| clawrun_services::Json::Object(clawrun_services::Obj::new()));
     let now = UtcInstant::from_duration(env.clock.wall());
-    let dispatched = services::dispatch_with_faults(
+    let dispatched = clawrun_services::dispatch_with_faults(
         &mut env.services,
         &task.router,
         &task.endpoints,

@@ -66,7 +66,7 @@ pub struct TrialOutput {
     /// The trial's seed.
     pub seed: u64,
     /// The workspace at the end of Execution (without judge files).
-    pub vfs: crate::vfs::Vfs,
+    pub vfs: clawrun_vfs::Vfs,
     /// Every fault point the trial called and how many times, by point (only when the trial
     /// ran under [`TrialInputs::plan`]; empty otherwise).
     pub census: Vec<(std::sync::Arc<str>, u64)>,
@@ -81,6 +81,10 @@ impl TrialOutput {
         }
     }
 }
+
+/// The trial's fault injector, shared with a component that starts before the trial forks its
+/// environment (the model proxy of an agent program injects model-side faults through it).
+pub type FaultSlot = std::sync::Arc<std::sync::Mutex<Option<clawrun_faults::SharedInjector>>>;
 
 /// What one trial is given: the task and where it runs, which trial, who plays it, its limits.
 pub struct TrialInputs<'a> {
@@ -103,10 +107,10 @@ pub struct TrialInputs<'a> {
     pub limits: &'a Limits,
     /// The trial's fault plan instead of the task's, with a census of the points called
     /// ([`TrialOutput::census`]): the fuzzer's perturbations. `None`: the task's plan.
-    pub plan: Option<&'a crate::faults::FaultPlan>,
+    pub plan: Option<&'a clawrun_faults::FaultPlan>,
     /// Filled with the trial's fault injector once its environment is forked (the model proxy
     /// of an agent program injects model-side faults through it).
-    pub share_faults: Option<crate::external::proxy::FaultSlot>,
+    pub share_faults: Option<FaultSlot>,
 }
 
 impl TrialInputs<'_> {

@@ -135,7 +135,7 @@ pub fn evidence_from_trace(events: &[Event], prompt: &str) -> Result<Evidence, S
         final_text,
         calls,
         audits,
-        vfs: crate::vfs::Vfs::new(),
+        vfs: clawrun_vfs::Vfs::new(),
         commands,
         faults_seen,
         user_rounds,

@@ -89,7 +89,7 @@ pub fn probe(harness: &Harness, task: &TaskEnv) -> Result<Vec<String>> {
     // Files the Execution phase holds must be exactly the workspace files.
     let placed: BTreeSet<String> = placed.into_iter().map(|(p, _)| p).collect();
     for (path, _, kind) in env.vfs.walk("/")? {
-        if kind == crate::vfs::NodeKind::File && !placed.contains(&path) {
+        if kind == clawrun_vfs::NodeKind::File && !placed.contains(&path) {
             leaks.push(format!(
                 "{path} exists during Execution but is not a workspace file"
             ));

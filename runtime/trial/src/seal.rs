@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::vfs::{Ino, NodeKind, Quota, Vfs};
+use clawrun_vfs::{Ino, NodeKind, Quota, Vfs};
 
 /// The folder reserved for the judge.
 pub const JUDGE_ROOT: &str = "/judge";
@@ -25,7 +25,7 @@ pub const JUDGE_ROOT: &str = "/judge";
 pub fn place_judge_files(
     vfs: &mut Vfs,
     files: &[(String, std::sync::Arc<[u8]>)],
-) -> crate::vfs::Result<BTreeSet<Ino>> {
+) -> clawrun_vfs::Result<BTreeSet<Ino>> {
     vfs.set_quota(Quota::default());
     let root = vfs.root();
     let judge_name = JUDGE_ROOT.trim_start_matches('/');

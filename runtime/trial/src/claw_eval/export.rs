@@ -33,7 +33,7 @@ use clawrun_judge::Evidence;
 use clawrun_task::LoadedTask;
 use serde_json::{Map, Value, json};
 
-use crate::services::UtcInstant;
+use clawrun_services::UtcInstant;
 
 /// The two files a Claw-Eval grading reads.
 pub struct Exported {
@@ -387,7 +387,7 @@ fn read_response(path: &str, bytes: &[u8]) -> Value {
         "txt", "md", "csv", "json", "yaml", "yml", "xml", "html", "htm", "js", "ts", "py", "sh",
         "bash", "cfg", "ini", "toml", "log", "sql", "r", "rmd",
     ];
-    let mime = crate::trial::execution::media_type(path);
+    let mime = crate::execution::media_type(path);
     if text_ext.contains(&ext.as_str()) {
         json!({
             "content": String::from_utf8_lossy(bytes),

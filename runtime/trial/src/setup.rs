@@ -8,14 +8,14 @@ use clawrun_agents::ToolSpec;
 use clawrun_task::LoadedTask;
 
 use super::presentation::{self, SYSTEM_TOOLS};
-use crate::faults::{FaultInjector, FaultPlan, PlanOptions, PlanSource, SharedInjector};
-use clawrun_sandbox::python::JudgeImports;
+use clawrun_faults::{FaultInjector, FaultPlan, PlanOptions, PlanSource, SharedInjector};
 use clawrun_sandbox::clock::VirtualClock;
-use clawrun_sandbox::{Sandbox, SandboxConfig};
-use crate::services::{self, Router, ServiceSet, ToolEndpoint, UtcInstant};
+use clawrun_sandbox::python::JudgeImports;
 use clawrun_sandbox::tools::{ToolEnv, Toolbox, WORKSPACE};
-use crate::vfs::Vfs;
-use crate::web::{Web, WebSession};
+use clawrun_sandbox::{Sandbox, SandboxConfig};
+use clawrun_services::{Router, ServiceSet, ToolEndpoint, UtcInstant};
+use clawrun_vfs::Vfs;
+use clawrun_web::{Web, WebSession};
 
 /// The default virtual start: 2026-01-01T00:00:00Z.
 pub const DEFAULT_EPOCH_SECS: u64 = 1_767_225_600;
@@ -56,8 +56,8 @@ impl DiskLimits {
     }
 
     /// The quota of a filesystem that starts at `base` usage.
-    pub fn quota_over(&self, base: crate::vfs::Usage) -> crate::vfs::Quota {
-        crate::vfs::Quota {
+    pub fn quota_over(&self, base: clawrun_vfs::Usage) -> clawrun_vfs::Quota {
+        clawrun_vfs::Quota {
             max_bytes: base.bytes.saturating_add(self.bytes),
             max_inodes: base.inodes.saturating_add(self.inodes),
             max_depth: self.depth,
@@ -163,7 +163,7 @@ impl TaskEnv {
         let now = UtcInstant::from_duration(epoch);
 
         let mut vfs = Vfs::new();
-        vfs.set_now(crate::vfs::Timestamp::new(epoch.as_secs(), 0));
+        vfs.set_now(clawrun_vfs::Timestamp::new(epoch.as_secs(), 0));
         vfs.create_dir_all(WORKSPACE)?;
         for (path, bytes) in loaded.workspace_files()? {
             place_file(&mut vfs, &path, &bytes)
@@ -175,7 +175,7 @@ impl TaskEnv {
         let base_services = ServiceSet::load_in(
             loaded.suite().dir(),
             &task.services,
-            &services::FixtureOptions::default(),
+            &clawrun_services::FixtureOptions::default(),
             now,
         )
         .with_context(|| format!("{}: loading the task's services", loaded.file()))?;
@@ -216,7 +216,7 @@ impl TaskEnv {
 
         let mut rules = Vec::new();
         if let Some(section) = &task.faults {
-            let section = crate::faults::FaultsSection::from_node(section.clone());
+            let section = clawrun_faults::FaultsSection::from_node(section.clone());
             let origin = loaded.field_file("faults");
             let plan = section.compile(
                 PlanSource {
@@ -277,11 +277,11 @@ impl TaskEnv {
     /// its injector counting every point called when `census` is set
     /// ([`FaultInjector::census`]).
     pub fn fork_with(&self, run_seed: u64, trial: u32, plan: &FaultPlan, census: bool) -> TrialEnv {
-        let seed = crate::faults::trial_seed(run_seed, self.id(), trial);
+        let seed = clawrun_faults::trial_seed(run_seed, self.id(), trial);
         let clock = VirtualClock::new(self.epoch);
         // What `FaultPlan::for_trial` derives: from the plan's own seed, else the run's.
         let fault_seed = match plan.own_seed() {
-            Some(own) => crate::faults::trial_seed(own, self.id(), trial),
+            Some(own) => clawrun_faults::trial_seed(own, self.id(), trial),
             None => seed,
         };
         let mut injector = FaultInjector::new(plan.clone().with_seed(fault_seed));
@@ -329,7 +329,7 @@ impl TrialEnv {
 }
 
 /// Writes `bytes` at absolute `path`, creating its parent folders.
-pub fn place_file(vfs: &mut Vfs, path: &str, bytes: &[u8]) -> crate::vfs::Result<()> {
+pub fn place_file(vfs: &mut Vfs, path: &str, bytes: &[u8]) -> clawrun_vfs::Result<()> {
     if let Some((parent, _)) = path.rsplit_once('/')
         && !parent.is_empty()
     {

@@ -17,7 +17,7 @@ use super::prompt::prompt_message;
 use super::recorder::{self, Recorder};
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use super::user::SimulatedUser;
-use crate::faults::FaultPlan;
+use clawrun_faults::FaultPlan;
 use clawrun_sandbox::tools::{InstallationError, RealTimeBackstop, ToolState};
 
 /// One tool call the agent asked for: its id, the tool's name, the input.

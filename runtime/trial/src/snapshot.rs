@@ -16,7 +16,7 @@ use super::recorder::Recorder;
 use super::seal;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use clawrun_sandbox::tools::{ToolCall, ToolEnv, ToolState};
-use crate::vfs::{NodeKind, Vfs};
+use clawrun_vfs::{NodeKind, Vfs};
 
 /// What the Judge phase collected.
 pub struct Judged {

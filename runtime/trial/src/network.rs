@@ -6,10 +6,10 @@
 use std::sync::{Arc, Mutex};
 
 use super::setup::{TaskEnv, TrialEnv};
-use crate::faults::FaultyRouter;
+use clawrun_faults::FaultyRouter;
 use clawrun_sandbox::http::{GuestNetwork, HttpRouter};
-use crate::services::{GuestRouter, SharedServices};
-use crate::web::WebMode;
+use clawrun_services::{GuestRouter, SharedServices};
+use clawrun_web::WebMode;
 
 /// The trial's services, lent to guests for one call.
 pub struct Lent {
