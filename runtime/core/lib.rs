@@ -4,6 +4,7 @@
 //! over an in-memory, copy-on-write, blake3 content-addressed filesystem ([`vfs`]).
 
 pub use clawrun_agents as agents;
+pub use clawrun_external as external;
 pub use clawrun_faults as faults;
 pub use clawrun_hostcall as hostcall;
 pub use clawrun_judge as judge;
@@ -18,6 +19,5 @@ pub use clawrun_vfs as vfs;
 pub use clawrun_web as web;
 
 pub mod cli;
-pub mod external;
 pub mod fuzz;
 pub mod run;

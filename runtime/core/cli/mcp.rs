@@ -10,9 +10,9 @@ use anyhow::Result;
 use super::UsageError;
 use super::report::ReportFormats;
 use super::trial_args::TrialArgs;
-use crate::external::McpTransport;
 use crate::run::journal::read_journal;
 use crate::run::{AgentSpec, RunOptions, run};
+use clawrun_external::McpTransport;
 
 /// Arguments of `clawrun mcp`.
 #[derive(Debug, clap::Args)]

@@ -11,13 +11,13 @@ use clawrun_report::Status;
 use super::UsageError;
 use super::output::outln;
 use super::report::load_runs;
-use crate::external::command::ProxyModel;
 use crate::run::agent_spec::RecordedRun;
 use crate::run::manifest::{RunMeta, sibling_manifests};
 use crate::run::trace_pack::{TracePack, TraceWriter};
 use crate::run::trial_record::{TrialContext, Worker, run_and_record};
 use crate::run::{AgentSpec, RunOptions};
 use crate::web::{Web, WebMode, WebOptions};
+use clawrun_external::command::ProxyModel;
 use clawrun_trial::Harness;
 use clawrun_trial::grading::{GraderChoice, Grading};
 

@@ -8,12 +8,12 @@ use super::UsageError;
 use super::output::outln;
 use super::report::{ReportFormats, write_reports};
 use super::trial_args::TrialArgs;
-use crate::external::command::ProxyModel;
 use crate::run::model_settings::{self, AgentModelFlags};
 use crate::run::selection::TaskFilter;
 use crate::run::shard::FolderShards;
 use crate::run::trace_pack::TraceLayout;
 use crate::run::{AgentSpec, RunOptions, Shard, run};
+use clawrun_external::command::ProxyModel;
 
 /// Arguments of `clawrun run`.
 #[derive(Debug, clap::Args)]
@@ -147,7 +147,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
     let mut agent = models.agent;
     if let AgentSpec::Command(command) = &mut agent {
         // The judge's and the user model's keys never reach the agent program.
-        command.withheld = crate::external::environment::Withheld::new(
+        command.withheld = clawrun_external::environment::Withheld::new(
             [&models.judge, &models.user_model]
                 .into_iter()
                 .flatten()

@@ -12,7 +12,7 @@ use clawrun_report::{TraceSpan, trace_file};
 
 use super::journal::{run_journals, scan_heads};
 
-use crate::external::command::{CommandAgent, ProxyModel, TrialPlace};
+use clawrun_external::command::{CommandAgent, ProxyModel, TrialPlace};
 use clawrun_trial::TaskEnv;
 
 /// The agent of a run.
@@ -37,7 +37,7 @@ pub enum AgentSpec {
     /// for each trial by its factory.
     InProcess(InProcessAgent),
     /// An MCP client driving the trial's tools (`clawrun mcp`), over stdio or HTTP.
-    Mcp(crate::external::McpTransport),
+    Mcp(clawrun_external::McpTransport),
     /// An agent program started per trial (`cmd:RECIPE` or `cmd:COMMAND LINE`), its tools over
     /// MCP and its model behind clawrun's recording proxy.
     Command(Box<CommandAgent>),
@@ -221,7 +221,7 @@ impl AgentSpec {
                 Box::new(ReplayAgent::new(run.dir().display().to_string(), events))
             }
             AgentSpec::InProcess(agent) => (agent.make)(task, seed)?,
-            AgentSpec::Mcp(transport) => crate::external::mcp_agent(task, transport)?,
+            AgentSpec::Mcp(transport) => clawrun_external::mcp_agent(task, transport)?,
             AgentSpec::Command(command) => {
                 let place = place.ok_or_else(|| {
                     anyhow!(

@@ -110,7 +110,7 @@ pub fn manifest(options: &RunOptions, plan: Option<&FaultPlan>, tasks: &[TaskEnv
             "agent": describe_settings(match &options.agent {
                 super::AgentSpec::Model(m) => Some(m),
                 super::AgentSpec::Command(c) => match &c.model {
-                    crate::external::command::ProxyModel::Model(m) => Some(m),
+                    clawrun_external::command::ProxyModel::Model(m) => Some(m),
                     _ => None,
                 },
                 _ => None,

@@ -13,8 +13,8 @@ use clawrun_report::TrialRecord;
 
 use super::agent_spec::AgentSpec;
 use super::trace_pack::TraceWriter;
-use crate::external::command::TrialPlace;
 use crate::vfs::ChangeKind;
+use clawrun_external::command::TrialPlace;
 use clawrun_sandbox::tools::InstallationError;
 use clawrun_trial::execution::not_started;
 use clawrun_trial::grading::Grading;
