@@ -9,6 +9,7 @@ pub use clawrun_faults as faults;
 pub use clawrun_hostcall as hostcall;
 pub use clawrun_judge as judge;
 pub use clawrun_report as report;
+pub use clawrun_run as run;
 pub use clawrun_sandbox as sandbox;
 pub use clawrun_sandbox::{python, tools};
 pub use clawrun_services as services;
@@ -20,4 +21,3 @@ pub use clawrun_web as web;
 
 pub mod cli;
 pub mod fuzz;
-pub mod run;

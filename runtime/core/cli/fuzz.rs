@@ -1,18 +1,20 @@
 //! `clawrun fuzz`: search for the perturbations that break an agent, shrink each failure to a
 //! minimal reproducer; `--regress DIR` plays a folder of reproducers again.
 
+use super::progress;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
 
 use super::UsageError;
+use super::model_flags::AgentModelFlags;
 use super::output::outln;
 use super::trial_args::TrialArgs;
 use crate::fuzz::{Confirm, FuzzOptions, RegressAgent, SearchConfig, fuzz, regress};
-use crate::run::model_settings::{self, AgentModelFlags};
-use crate::run::selection::TaskFilter;
-use crate::run::{AgentSpec, RunOptions};
+use clawrun_run::model_settings;
+use clawrun_run::selection::TaskFilter;
+use clawrun_run::{AgentSpec, RunOptions};
 
 /// Trials per task when neither --budget nor --time is given.
 const DEFAULT_BUDGET: u64 = 1_000;
@@ -117,7 +119,7 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
         args.agent.clone(),
         args.trial.judge.clone(),
         args.trial.user_model.clone(),
-        &args.model_flags,
+        &(&args.model_flags).into(),
     )?;
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
@@ -144,7 +146,7 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
     run.jobs = jobs;
     run.judge = models.judge;
     run.user_model = models.user_model;
-    run.progress = !quiet;
+    run.progress = progress::Terminal::new(false, !quiet);
     args.trial.apply(&mut run);
 
     if let Some(dir) = &args.regress {
@@ -154,7 +156,7 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
         let given = args.agent.is_some() || run.agent.describe() != "oracle";
         let build = |recorded: &str| -> Result<AgentSpec> {
             let spec = AgentSpec::parse(recorded).map_err(|e| anyhow::anyhow!("{e}"))?;
-            Ok(model_settings::resolve(Some(spec), None, None, &args.model_flags)?.agent)
+            Ok(model_settings::resolve(Some(spec), None, None, &(&args.model_flags).into())?.agent)
         };
         let agent = if given {
             RegressAgent::Given

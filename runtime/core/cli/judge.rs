@@ -1,17 +1,19 @@
 //! `clawrun judge RUN --judge MODEL`: re-score a finished run with an LLM judge from its
-//! traces (no agent runs again) into a new run folder; see [`crate::run::rejudge`].
+//! traces (no agent runs again) into a new run folder; see [`clawrun_run::rejudge`].
 
+use super::progress;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clawrun_agents::llm::ModelConfig;
 
+use super::model_flags::JudgeModelFlags;
 use super::output::{error_line, outln};
 use super::report::{ReportFormats, write_reports};
-use crate::run::journal::{read_journal, run_journals};
-use crate::run::manifest::{RunMeta, resolve_suite, sibling_manifests};
-use crate::run::model_settings::{JudgeModelFlags, resolve_judge};
-use crate::run::rejudge::{RejudgeOptions, default_out, rejudge};
+use clawrun_run::journal::{read_journal, run_journals};
+use clawrun_run::manifest::{RunMeta, resolve_suite, sibling_manifests};
+use clawrun_run::model_settings::resolve_judge;
+use clawrun_run::rejudge::{RejudgeOptions, default_out, rejudge};
 
 /// Arguments of `clawrun judge`.
 #[derive(Debug, clap::Args)]
@@ -56,7 +58,7 @@ pub struct JudgeArgs {
 
 /// Runs `clawrun judge`.
 pub fn judge_command(args: JudgeArgs, quiet: bool) -> Result<i32> {
-    let judge = resolve_judge(args.judge.clone(), &args.model_flags)?;
+    let judge = resolve_judge(args.judge.clone(), &(&args.model_flags).into())?;
     let suite = match args.suite.clone() {
         Some(suite) => suite,
         None => {
@@ -100,7 +102,7 @@ pub fn judge_command(args: JudgeArgs, quiet: bool) -> Result<i32> {
         jobs,
         force: args.force,
         probe: !args.no_probe,
-        progress: !args.json && !quiet,
+        progress: progress::Terminal::new(!args.json && !quiet, true),
     };
     let result = rejudge(&options)?;
     let html = args.html.unwrap_or_else(|| out.join("report.html"));

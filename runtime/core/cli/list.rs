@@ -8,9 +8,9 @@ use serde_json::json;
 
 use super::output::{self, outln};
 use super::{EXIT_USAGE, UsageError};
-use crate::run::selection::TaskFilter;
-use crate::run::status::{StatusCounts, TaskStatus};
 use crate::web::WebMode;
+use clawrun_run::selection::TaskFilter;
+use clawrun_run::status::{StatusCounts, TaskStatus};
 use clawrun_trial::grading::{GraderChoice, Grading};
 
 /// Arguments of `clawrun list`.
@@ -41,7 +41,7 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
             args.suite.display()
         ))
     })?;
-    let dirs = crate::run::runner::suite_tasks(&suite, &args.suite)?;
+    let dirs = clawrun_run::runner::suite_tasks(&suite, &args.suite)?;
     let selection = suite.load_selection(&dirs);
     let loaded = selection.tasks.len();
     let tasks = if args.filter.is_empty() {

@@ -2,6 +2,7 @@
 //! streamable HTTP; judged when the client calls `finish` or closes the session, written as a
 //! run folder like any run's.
 
+use super::progress;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -10,9 +11,9 @@ use anyhow::Result;
 use super::UsageError;
 use super::report::ReportFormats;
 use super::trial_args::TrialArgs;
-use crate::run::journal::read_journal;
-use crate::run::{AgentSpec, RunOptions, run};
 use clawrun_external::McpTransport;
+use clawrun_run::journal::read_journal;
+use clawrun_run::{AgentSpec, RunOptions, run};
 
 /// Arguments of `clawrun mcp`.
 #[derive(Debug, clap::Args)]
@@ -68,7 +69,7 @@ pub fn mcp_command(args: McpArgs) -> Result<i32> {
     options.jobs = 1;
     options.faults = Some(args.faults.clone());
     options.seed = args.seed;
-    options.progress = false;
+    options.progress = progress::Terminal::new(false, true);
     args.trial.apply(&mut options);
     let result = run(&options)?;
     // Standard output may be the MCP session's: the summary goes to files and stderr only.

@@ -12,6 +12,8 @@ mod list;
 mod logging;
 mod mcp;
 mod mock_llm;
+mod model_flags;
+mod progress;
 mod replay;
 pub mod report;
 mod report_html;
@@ -131,11 +133,11 @@ pub fn main() -> i32 {
         Err(e) if e.downcast_ref::<output::StdoutClosed>().is_some() => 0,
         Err(e) => {
             output::error_line(format_args!("clawrun: error: {e:#}"));
-            let setup = e.downcast_ref::<crate::run::preflight::SetupError>();
+            let setup = e.downcast_ref::<clawrun_run::preflight::SetupError>();
             if e.downcast_ref::<UsageError>().is_some()
                 || e.downcast_ref::<clawrun_trial::grading::GradingError>()
                     .is_some()
-                || matches!(setup, Some(crate::run::preflight::SetupError::Usage(_)))
+                || matches!(setup, Some(clawrun_run::preflight::SetupError::Usage(_)))
             {
                 EXIT_USAGE
             } else {

@@ -11,13 +11,13 @@ use clawrun_report::Status;
 use super::UsageError;
 use super::output::outln;
 use super::report::load_runs;
-use crate::run::agent_spec::RecordedRun;
-use crate::run::manifest::{RunMeta, sibling_manifests};
-use crate::run::trace_pack::{TracePack, TraceWriter};
-use crate::run::trial_record::{TrialContext, Worker, run_and_record};
-use crate::run::{AgentSpec, RunOptions};
 use crate::web::{Web, WebMode, WebOptions};
 use clawrun_external::command::ProxyModel;
+use clawrun_run::agent_spec::RecordedRun;
+use clawrun_run::manifest::{RunMeta, sibling_manifests};
+use clawrun_run::trace_pack::{TracePack, TraceWriter};
+use clawrun_run::trial_record::{TrialContext, Worker, run_and_record};
+use clawrun_run::{AgentSpec, RunOptions};
 use clawrun_trial::Harness;
 use clawrun_trial::grading::{GraderChoice, Grading};
 
@@ -123,7 +123,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         ))
         .into());
     }
-    let suite = crate::run::manifest::resolve_suite(
+    let suite = clawrun_run::manifest::resolve_suite(
         args.suite,
         meta.suite.as_deref(),
         &run,
@@ -151,7 +151,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     options.web = recorded_web(&meta, &run);
     let plan = options.fault_plan()?;
     let web = Arc::new(Web::open(&options.web, None).map_err(|e| UsageError(e.to_string()))?);
-    let tasks: Vec<_> = crate::run::runner::prepare_tasks(&options, plan.as_ref())?
+    let tasks: Vec<_> = clawrun_run::runner::prepare_tasks(&options, plan.as_ref())?
         .into_iter()
         .map(|t| t.with_web(Arc::clone(&web)))
         .collect();

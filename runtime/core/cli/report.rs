@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::UsageError;
 use super::output::out;
-use crate::run::Shard;
+use clawrun_run::Shard;
 
 /// Arguments of `clawrun report`.
 #[derive(Debug, clap::Args)]
@@ -90,7 +90,7 @@ pub fn report_command(args: ReportArgs) -> Result<i32> {
     write_reports(&args.runs, &formats, args.k.unwrap_or(0))?;
     let mut incomplete = 0;
     for run in &args.runs {
-        for gap in crate::run::completeness::gaps(run)? {
+        for gap in clawrun_run::completeness::gaps(run)? {
             eprintln!("clawrun: warning: {}: {gap}", run.display());
             incomplete += 1;
         }
@@ -260,7 +260,7 @@ const NOT_SETTINGS: [&str; 4] = ["shard", "trials", "tasks", "suite"];
 fn arms_of(runs: &[PathBuf]) -> Result<Vec<ArmFolders>> {
     let mut arms: Vec<ArmFolders> = Vec::new();
     for run in runs {
-        let manifests = crate::run::manifest::sibling_manifests(run, "")?;
+        let manifests = clawrun_run::manifest::sibling_manifests(run, "")?;
         let mut header = RunHeader::from_manifests(&run.display().to_string(), &manifests);
         if let Some(started) = timings(std::slice::from_ref(run))?.first_started {
             header.text.push_str(&format!(", started {started}"));

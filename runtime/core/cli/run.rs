@@ -1,19 +1,21 @@
 //! `clawrun run`: tasks × trials with an agent; journal, traces and reports in a run folder.
 
+use super::progress;
 use std::path::PathBuf;
 
 use anyhow::Result;
 
 use super::UsageError;
+use super::model_flags::AgentModelFlags;
 use super::output::outln;
 use super::report::{ReportFormats, write_reports};
 use super::trial_args::TrialArgs;
-use crate::run::model_settings::{self, AgentModelFlags};
-use crate::run::selection::TaskFilter;
-use crate::run::shard::FolderShards;
-use crate::run::trace_pack::TraceLayout;
-use crate::run::{AgentSpec, RunOptions, Shard, run};
 use clawrun_external::command::ProxyModel;
+use clawrun_run::model_settings;
+use clawrun_run::selection::TaskFilter;
+use clawrun_run::shard::FolderShards;
+use clawrun_run::trace_pack::TraceLayout;
+use clawrun_run::{AgentSpec, RunOptions, Shard, run};
 
 /// Arguments of `clawrun run`.
 #[derive(Debug, clap::Args)]
@@ -142,7 +144,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         args.agent.clone(),
         args.trial.judge.clone(),
         args.trial.user_model.clone(),
-        &args.model_flags,
+        &(&args.model_flags).into(),
     )?;
     let mut agent = models.agent;
     if let AgentSpec::Command(command) = &mut agent {
@@ -214,7 +216,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
     options.disk_quota = args.disk_quota;
     options.inode_quota = args.inode_quota;
     options.infra_retries = 2;
-    options.progress = !args.json && !quiet;
+    options.progress = progress::Terminal::new(!args.json && !quiet, true);
     options.traces = args.traces;
     args.trial.apply(&mut options);
     let result = run(&options)?;

@@ -10,7 +10,7 @@ use clawrun_judge::ScoreConfig;
 
 use super::UsageError;
 use super::web_args::WebArgs;
-use crate::run::RunOptions;
+use clawrun_run::RunOptions;
 use clawrun_trial::grading::GraderChoice;
 
 /// How trials are judged and what they reach.

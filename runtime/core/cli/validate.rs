@@ -12,13 +12,13 @@ use clawrun_report::Status;
 use super::UsageError;
 use super::output::outln;
 use super::web_args::WebArgs;
-use crate::run::runner::{Prepared, Skipped, prepare_selection};
-use crate::run::selection::TaskFilter;
-use crate::run::status::{StatusCounts, TaskStatus, has_rubric};
-use crate::run::trace_pack::{TracePack, TraceWriter};
-use crate::run::trial_record::{TrialContext, Worker, run_and_record};
-use crate::run::{AgentSpec, RunOptions};
 use crate::web::Web;
+use clawrun_run::runner::{Prepared, Skipped, prepare_selection};
+use clawrun_run::selection::TaskFilter;
+use clawrun_run::status::{StatusCounts, TaskStatus, has_rubric};
+use clawrun_run::trace_pack::{TracePack, TraceWriter};
+use clawrun_run::trial_record::{TrialContext, Worker, run_and_record};
+use clawrun_run::{AgentSpec, RunOptions};
 use clawrun_trial::grading::{GraderChoice, Grading, TaskGrading};
 use clawrun_trial::{Harness, TaskEnv, firewall};
 
@@ -310,6 +310,6 @@ fn all_llm_judged(v: &Verdict) -> bool {
 fn careless_script(task: &TaskEnv) -> Result<Option<AgentSpec>> {
     // A broken careless.yaml is a bad task file (exit status 2).
     let script =
-        crate::run::agent_spec::careless_script(task).map_err(|e| UsageError(format!("{e:#}")))?;
+        clawrun_run::agent_spec::careless_script(task).map_err(|e| UsageError(format!("{e:#}")))?;
     Ok(script.map(|s| AgentSpec::Inline("careless".into(), s)))
 }

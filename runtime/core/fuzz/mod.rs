@@ -33,10 +33,10 @@ pub use self::schedule::{Perturbation, Schedule};
 pub use self::search::{Confirm, Finding, SearchConfig, TaskSearch};
 
 use self::pool::Pool;
-use crate::run::preflight::{self, Models, SetupError};
-use crate::run::runner::{prepare_selection, with_cache};
-use crate::run::trial_record::TrialContext;
-use crate::run::{AgentSpec, RunOptions};
+use clawrun_run::preflight::{self, Models, SetupError};
+use clawrun_run::runner::{prepare_selection, with_cache};
+use clawrun_run::trial_record::TrialContext;
+use clawrun_run::{AgentSpec, RunOptions};
 use clawrun_trial::Harness;
 use clawrun_trial::grading::Grading;
 
@@ -177,26 +177,24 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
         let pool = Pool::start(scope, run.jobs, &cx, tasks, scratch.clone())?;
         let mut searches = Vec::with_capacity(tasks.len());
         for index in 0..tasks.len() {
-            if crate::run::runner::interrupted() {
+            if clawrun_run::runner::interrupted() {
                 break;
             }
-            if run.progress {
-                eprintln!(
-                    "clawrun: fuzzing {} ({}/{})",
-                    tasks[index].id(),
-                    index + 1,
-                    tasks.len()
-                );
-            }
+            run.progress.notice(&format!(
+                "clawrun: fuzzing {} ({}/{})",
+                tasks[index].id(),
+                index + 1,
+                tasks.len()
+            ));
             searches.push(search::search_task(&pool, tasks, index, &options.search)?);
         }
         Ok(searches)
     })?;
     let _ = std::fs::remove_dir_all(&scratch);
-    let interrupted = crate::run::runner::interrupted();
+    let interrupted = clawrun_run::runner::interrupted();
     // What was found is shrunk (as far as it got) and still written and played: each
     // reproducer is a short run.
-    crate::run::runner::clear_interrupted();
+    clawrun_run::runner::clear_interrupted();
 
     let mut results = Vec::with_capacity(searches.len());
     for search in searches {

@@ -11,9 +11,9 @@ use anyhow::{Context, Result, anyhow};
 
 use super::observe::Observation;
 use crate::faults::FaultPlan;
-use crate::run::runner::worker_runtime;
-use crate::run::trace_pack::{TraceLayout, TraceWriter};
-use crate::run::trial_record::{TrialContext, Worker, play};
+use clawrun_run::runner::worker_runtime;
+use clawrun_run::trace_pack::{TraceLayout, TraceWriter};
+use clawrun_run::trial_record::{TrialContext, Worker, play};
 use clawrun_trial::TaskEnv;
 use clawrun_trial::judgement::Judgement;
 

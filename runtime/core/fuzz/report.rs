@@ -13,7 +13,7 @@ use super::page::{FailurePage, Side};
 use super::reproduce::{RUN_DIR, ReproMeta, Reproduction, TWIN_DIR};
 use super::search::{Confirm, Finding, TaskSearch, by_kind};
 use super::{FuzzOptions, FuzzResult};
-use crate::run::agent_spec::RecordedRun;
+use clawrun_run::agent_spec::RecordedRun;
 
 /// The session's machine-readable summary.
 pub const SUMMARY_FILE: &str = "fuzz.json";

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::observe::{FailureKind, Observation};
 use super::search::Confirm;
-use crate::run::{RunOptions, run};
+use clawrun_run::{RunOptions, run};
 
 /// The plan file of a reproducer folder.
 pub const PLAN_FILE: &str = "repro.yaml";
@@ -98,7 +98,7 @@ pub fn reproduce(
         options.jobs = 1;
         options.shard = None;
         options.resume = false;
-        options.progress = false;
+        options.progress = clawrun_run::progress::silent();
         options.probe = false;
         let mut records = run(&options)?.records()?;
         records.sort_by_key(|r| r.trial);
@@ -168,7 +168,7 @@ pub enum RegressAgent<'a> {
     Given,
     /// The agent each reproducer recorded (`finding.json` `agent`), built by this function
     /// (with the command's model settings).
-    Recorded(&'a dyn Fn(&str) -> Result<crate::run::AgentSpec>),
+    Recorded(&'a dyn Fn(&str) -> Result<clawrun_run::AgentSpec>),
 }
 
 /// Plays every reproducer under `root` with `agent` (on `base`'s other options), writing the
@@ -181,7 +181,7 @@ pub fn regress(
 ) -> Result<Vec<Regression>> {
     let dirs = reproducer_dirs(root)?;
     if dirs.is_empty() {
-        return Err(crate::run::preflight::SetupError::Usage(format!(
+        return Err(clawrun_run::preflight::SetupError::Usage(format!(
             "{}: no reproducer folders (folders holding {META_FILE} and {PLAN_FILE}, as \
              `clawrun fuzz` writes under OUT/failures/)",
             root.display()

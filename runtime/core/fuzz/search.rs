@@ -173,7 +173,7 @@ pub fn search_task(
         {
             break;
         }
-        if crate::run::runner::interrupted() {
+        if clawrun_run::runner::interrupted() {
             note = Some("interrupted by Ctrl-C".to_string());
             break;
         }
@@ -233,7 +233,7 @@ pub fn search_task(
     for (i, (kind, found, found_at_trial, found_secs)) in
         failures.into_iter().take(config.max_failures).enumerate()
     {
-        if crate::run::runner::interrupted() {
+        if clawrun_run::runner::interrupted() {
             unshrunk += to_shrink - i;
             break;
         }

@@ -10,21 +10,22 @@ use anyhow::{Context, Result, anyhow};
 use clawrun_agents::llm::{CacheMode, LlmClient, ModelConfig};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::agent_spec::AgentSpec;
+pub use super::interrupt::{clear_interrupted, interrupted};
 use super::journal::{Journal, latest};
 use super::manifest::manifest_name;
 use super::preflight::{self, Models, SetupError};
+use super::progress::{Finished, Progress, Tally};
 use super::selection::TaskFilter;
 use super::shard::Shard;
 use super::status::TaskStatus;
 use super::trace_pack::{TraceLayout, TraceWriter};
 use super::trial_record::{TrialContext, Worker, run_and_record};
-use crate::faults::{FaultPlan, PlanOptions, plan_from_cli};
-use crate::web::{Web, WebMode, WebOptions};
+use clawrun_faults::{FaultPlan, PlanOptions, plan_from_cli};
 use clawrun_trial::grading::{GraderChoice, Grading};
 use clawrun_trial::{Harness, TaskEnv};
+use clawrun_web::{Web, WebMode, WebOptions};
 
 /// Everything `clawrun run` was asked to do.
 #[derive(Clone)]
@@ -75,8 +76,11 @@ pub struct RunOptions {
     pub score: ScoreConfig,
     /// Immediate re-runs of a trial that hit an infrastructure error.
     pub infra_retries: u32,
-    /// Show a progress bar.
-    pub progress: bool,
+    /// Who watches the run as it goes (a progress bar, notices); [`progress::silent`] for
+    /// nobody.
+    ///
+    /// [`progress::silent`]: crate::progress::silent
+    pub progress: Arc<dyn Progress>,
     /// Before the run folder is made, send each model endpoint a probe request (`GET
     /// /models`) and refuse to start when it cannot be reached or refuses the key.
     pub probe: bool,
@@ -94,7 +98,7 @@ pub struct RunOptions {
 
 impl RunOptions {
     /// One trial of every task in `suite` with `agent` into `out`: no faults, seed 0, one
-    /// worker, no judge or user model, default scores, no progress bar. Callers adjust fields.
+    /// worker, no judge or user model, default scores, nobody watching. Callers adjust fields.
     pub fn new(suite: impl Into<PathBuf>, agent: AgentSpec, out: impl Into<PathBuf>) -> Self {
         RunOptions {
             suite: suite.into(),
@@ -118,7 +122,7 @@ impl RunOptions {
             inode_quota: None,
             score: ScoreConfig::default(),
             infra_retries: 0,
-            progress: false,
+            progress: crate::progress::silent(),
             probe: false,
             grader: GraderChoice::Auto,
             claw_eval: None,
@@ -306,7 +310,7 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
 }
 
 /// `config` with the run's cache setting.
-pub(crate) fn with_cache(config: &ModelConfig, on: bool) -> ModelConfig {
+pub fn with_cache(config: &ModelConfig, on: bool) -> ModelConfig {
     let mut config = config.clone();
     config.cache = if on { CacheMode::On } else { CacheMode::Off };
     config
@@ -317,7 +321,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     let plan = options.fault_plan()?;
     let Prepared { tasks, skipped } = prepare_selection(options, plan.as_ref())?;
     for s in &skipped {
-        eprintln!("clawrun: skipping {}: {}", s.id, s.status);
+        options
+            .progress
+            .notice(&format!("clawrun: skipping {}: {}", s.id, s.status));
     }
     if tasks.is_empty() && !skipped.is_empty() {
         return Err(SetupError::Usage(format!(
@@ -370,9 +376,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             .map_err(|e| SetupError::Usage(e.to_string()))?,
     );
     if matches!(web.mode(), WebMode::Live | WebMode::Record) && options.web.search.key.is_none() {
-        eprintln!(
+        options.progress.notice(
             "clawrun: note: SERP_DEV_KEY is not set: web searches answer 503 naming it (page \
-             fetches work)"
+             fetches work)",
         );
     }
     let tasks: Vec<TaskEnv> = tasks
@@ -413,8 +419,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     );
     // Set on the first error (or Ctrl-C): workers stop claiming trials.
     let stop = AtomicBool::new(interrupted());
-    let bar = progress_bar(options.progress, pending.len());
-    let _reporter = RetryReporter::install(&bar);
+    options.progress.start(pending.len());
+    let _finished = Finished(options.progress.as_ref());
     let next = AtomicUsize::new(0);
     // Each finished attempt, its journal line (serialised by the worker, so the one writer
     // thread only writes) and its wall time (for timings.jsonl only). Bounded, so that a
@@ -450,7 +456,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     journal.sync_first(writers.iter().filter_map(TraceWriter::pack_file).collect());
     let mut ran = 0usize;
     let mut first_error = None;
-    let (mut scored, mut passed, mut infra, mut unjudged) = (0usize, 0usize, 0usize, 0usize);
+    let mut tally = Tally::default();
     std::thread::scope(|scope| -> Result<()> {
         // Owned here, so that a writer error, which returns early, drops it: workers waiting
         // on the full queue then see the run end instead of waiting for ever.
@@ -552,16 +558,15 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         if record.status == Status::Scored {
                             // An unjudged trial has no score: neither a pass nor a failure.
                             if record.judgement() == Some(clawrun_report::Judgement::Unjudged) {
-                                unjudged += 1;
+                                tally.unjudged += 1;
                             } else {
-                                scored += 1;
-                                passed += usize::from(
+                                tally.scored += 1;
+                                tally.passed += usize::from(
                                     record.verdict.as_ref().is_some_and(|v| v.scores.passed),
                                 );
                             }
-                            bar.inc(1);
                         } else {
-                            infra += 1;
+                            tally.errors += 1;
                         }
                     }
                     Err(e) => {
@@ -575,20 +580,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             journal.append_lines(&lines)?;
             timings.flush()?;
             super::crash::point("timings-written");
-            bar.set_message(format!(
-                "pass {:.1}% ({passed}/{scored}){}{}",
-                100.0 * passed as f64 / scored.max(1) as f64,
-                if unjudged > 0 {
-                    format!(", {unjudged} unjudged")
-                } else {
-                    String::new()
-                },
-                if infra > 0 {
-                    format!(", {infra} errors")
-                } else {
-                    String::new()
-                }
-            ));
+            options.progress.advance(&tally);
             // A model endpoint that stopped answering ends the run (not every remaining
             // trial as an infrastructure error after its retries).
             if let Some(reason) = watched.iter().find_map(LlmClient::unreachable) {
@@ -608,7 +600,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         cassette.sync()?;
         super::manifest::record_cassette(&manifest_path, &web)?;
     }
-    bar.finish_and_clear();
+    drop(_finished);
     timings.session(
         session_started,
         session_start.elapsed().as_millis() as u64,
@@ -667,85 +659,8 @@ const QUEUED: usize = 64;
 /// How often the journal writer collects finished trials.
 const POLL: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// Set by the first Ctrl-C: runs stop claiming new trials.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Whether Ctrl-C was pressed (the handler is installed once per process, on the first call);
-/// a second Ctrl-C exits at once.
-pub(crate) fn interrupted() -> bool {
-    static HANDLER: std::sync::Once = std::sync::Once::new();
-    HANDLER.call_once(|| {
-        std::thread::spawn(|| {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    eprintln!(
-                        "\nclawrun: stopping after the trials in flight; their model requests are cancelled (Ctrl-C again to quit now)"
-                    );
-                    INTERRUPTED.store(true, Ordering::SeqCst);
-                    clawrun_agents::llm::cancel_requests();
-                    if tokio::signal::ctrl_c().await.is_ok() {
-                        std::process::exit(130);
-                    }
-                }
-            });
-        });
-    });
-    INTERRUPTED.load(Ordering::SeqCst)
-}
-
-/// Forgets a Ctrl-C already handled (`clawrun fuzz` stops its search on one, then still
-/// plays its reproducers, each a short run; a second Ctrl-C still exits at once).
-pub(crate) fn clear_interrupted() {
-    INTERRUPTED.store(false, Ordering::SeqCst);
-}
-
-/// Sends model retry notices above the progress bar (and into its message) while a run lasts;
-/// back to plain stderr when dropped.
-pub(crate) struct RetryReporter;
-
-impl RetryReporter {
-    /// Installs the reporter for `bar`.
-    pub(crate) fn install(bar: &ProgressBar) -> RetryReporter {
-        let bar = bar.clone();
-        clawrun_agents::llm::set_retry_reporter(Some(std::sync::Arc::new(move |line: &str| {
-            bar.suspend(|| eprintln!("{line}"));
-            bar.set_message(format!(
-                "retrying: {}",
-                line.trim_start_matches("clawrun: ")
-            ));
-        })));
-        RetryReporter
-    }
-}
-
-impl Drop for RetryReporter {
-    fn drop(&mut self) {
-        clawrun_agents::llm::set_retry_reporter(None);
-    }
-}
-
-/// A progress bar with ETA and the running pass rate (hidden when not wanted).
-pub(crate) fn progress_bar(show: bool, len: usize) -> ProgressBar {
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len as u64);
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} trials, ETA {eta}  {msg}",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
 /// A worker's own single-threaded async runtime (its model clients and timers live on it).
-pub(crate) fn worker_runtime() -> Result<tokio::runtime::Runtime> {
+pub fn worker_runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -15,7 +15,9 @@
 //! - [`shard`]: the deterministic (task, trial) split.
 //! - [`status`]: what a task needs to run (runnable, needs-judge, needs-user-model,
 //!   unsupported), from the task alone.
-//! - [`runner`]: the pool, progress, Ctrl-C, records.
+//! - [`runner`]: the pool of workers, the journal writer, records.
+//! - [`progress`]: what a run tells whoever watches it (the CLI's bar and notices).
+//! - [`interrupt`]: Ctrl-C: finish the trials in flight, then stop.
 //! - [`timings`]: `timings.jsonl`, wall times kept out of traces and journals.
 //! - [`trace_pack`]: `traces/W.jsonl`, each worker's traces, one span per trial.
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
@@ -23,11 +25,13 @@
 pub mod agent_spec;
 pub mod completeness;
 pub mod crash;
+pub mod interrupt;
 pub mod journal;
 pub mod lock;
 pub mod manifest;
 pub mod model_settings;
 pub mod preflight;
+pub mod progress;
 pub mod rejudge;
 pub mod resume;
 pub mod runner;

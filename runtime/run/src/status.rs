@@ -14,8 +14,8 @@ use clawrun_trial::grading::{Grading, TaskGrading};
 
 use clawrun_task::{Check, LoadedTask, ServiceSpec, Task};
 
-use crate::services::{self, LoadError, ServiceSet, UtcInstant};
-use crate::web::WebMode;
+use clawrun_services::{LoadError, ServiceSet, UtcInstant};
+use clawrun_web::WebMode;
 
 /// Why a task cannot run at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -197,7 +197,7 @@ impl fmt::Display for TaskStatus {
 pub fn unsupported_kind(spec: &ServiceSpec, web: WebMode) -> Option<(Cause, String)> {
     let kind = spec.kind();
     let name = &spec.name;
-    if services::builtin::needs_web(kind) {
+    if clawrun_services::builtin::needs_web(kind) {
         return (web == WebMode::Off).then(|| {
             (
                 Cause::LiveWeb,
@@ -208,14 +208,16 @@ pub fn unsupported_kind(spec: &ServiceSpec, web: WebMode) -> Option<(Cause, Stri
             )
         });
     }
-    if services::builtin::lookup(kind).is_some() {
+    if clawrun_services::builtin::lookup(kind).is_some() {
         return None;
     }
     Some((
         Cause::UnknownService,
         format!(
             "service `{name}` (kind {kind}) is not one of clawrun's services ({})",
-            services::builtin::kinds().collect::<Vec<_>>().join(", ")
+            clawrun_services::builtin::kinds()
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     ))
 }
@@ -229,7 +231,7 @@ fn load_services(loaded: &LoadedTask) -> Result<ServiceSet, LoadError> {
     ServiceSet::load_in(
         loaded.suite().dir(),
         &task.services,
-        &services::FixtureOptions::default(),
+        &clawrun_services::FixtureOptions::default(),
         UtcInstant::from_duration(Duration::from_secs(epoch)),
     )
 }

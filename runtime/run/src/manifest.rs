@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use super::model_settings::describe_settings;
 use super::preflight::SetupError;
 use super::runner::RunOptions;
-use crate::faults::FaultPlan;
+use clawrun_faults::FaultPlan;
 use clawrun_trial::TaskEnv;
 
 /// A run's manifest as its readers (`replay`, `judge`) need it: typed, with clawrun's
@@ -152,7 +152,7 @@ fn grader(options: &RunOptions) -> Value {
 /// The grading settings a manifest records: its `grader`, with `null` (what clawrun wrote for
 /// the default, `auto` without `--claw-eval`) read as that default; `None` when the manifest
 /// predates the field.
-pub(crate) fn grader_of(manifest: &Value) -> Option<Value> {
+pub fn grader_of(manifest: &Value) -> Option<Value> {
     match manifest.get("grader")? {
         Value::Null => Some(json!({"choice": "auto", "checkout": null})),
         other => Some(other.clone()),
@@ -160,7 +160,7 @@ pub(crate) fn grader_of(manifest: &Value) -> Option<Value> {
 }
 
 /// The manifest at `path`, if there is one.
-pub(crate) fn read_manifest(path: &Path) -> Result<Option<Value>> {
+pub fn read_manifest(path: &Path) -> Result<Option<Value>> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -182,7 +182,7 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Option<Value>> {
 }
 
 /// The other manifests in the run folder (`run.json`, `run.shard-*.json`), sorted by name.
-pub(crate) fn sibling_manifests(out: &Path, own: &str) -> Result<Vec<(String, Value)>> {
+pub fn sibling_manifests(out: &Path, own: &str) -> Result<Vec<(String, Value)>> {
     let entries = match std::fs::read_dir(out) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -208,7 +208,7 @@ pub(crate) fn sibling_manifests(out: &Path, own: &str) -> Result<Vec<(String, Va
 /// invocation's win), the largest trial count, and the run's own spelling of the same fault
 /// plan (`claw-eval` with `ERROR_RATE=0.5` stays `claw-eval:0.5` if the run began so), so
 /// `run.json` describes the whole journal.
-pub(crate) fn merge_into(current: &mut Value, recorded: &Value) {
+pub fn merge_into(current: &mut Value, recorded: &Value) {
     if recorded.get("fault_plan") == current.get("fault_plan")
         && let Some(spec) = recorded.get("faults")
     {
@@ -228,7 +228,7 @@ pub(crate) fn merge_into(current: &mut Value, recorded: &Value) {
 }
 
 /// Writes the manifest atomically (a whole file or none: shards read each other's).
-pub(crate) fn write_manifest(path: &Path, doc: &Value) -> Result<()> {
+pub fn write_manifest(path: &Path, doc: &Value) -> Result<()> {
     let tmp: PathBuf = path.with_extension("json.tmp");
     // Synced before the rename, so that a power loss leaves the old manifest or the new one.
     let bytes = serde_json::to_vec_pretty(doc)?;
@@ -291,7 +291,7 @@ pub fn resolve_suite(
 }
 
 /// The value at a dotted path (`score.pass_threshold`).
-pub(crate) fn at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
+pub fn at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
     path.split('.').try_fold(v, |v, k| v.get(k))
 }
 
@@ -300,7 +300,7 @@ pub(crate) fn at<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
 /// sorted by id (an empty list when none).
 /// Records the run's cassette in its manifest: `web.cassette_hash` (its content hash) and
 /// `web.recordings` (its entries), as they are now.
-pub(crate) fn record_cassette(path: &Path, web: &crate::web::Web) -> Result<()> {
+pub fn record_cassette(path: &Path, web: &clawrun_web::Web) -> Result<()> {
     let Some(cassette) = web.cassette() else {
         return Ok(());
     };
@@ -312,7 +312,7 @@ pub(crate) fn record_cassette(path: &Path, web: &crate::web::Web) -> Result<()> 
     write_manifest(path, &doc)
 }
 
-pub(crate) fn record_skipped(path: &Path, skipped: &[super::runner::Skipped]) -> Result<()> {
+pub fn record_skipped(path: &Path, skipped: &[super::runner::Skipped]) -> Result<()> {
     let mut doc = read_manifest(path)?
         .with_context(|| format!("{} vanished after it was written", path.display()))?;
     let list: Vec<Value> = skipped

@@ -89,7 +89,8 @@ impl TracePack {
 }
 
 /// How a run lays out its traces (`--traces`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum TraceLayout {
     /// One pack per worker, `traces/W.jsonl` (the default: no file created per trial).
     #[default]

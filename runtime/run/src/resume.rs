@@ -35,7 +35,7 @@ use super::manifest::{
     at, manifest, manifest_name, merge_into, read_manifest, sibling_manifests, write_manifest,
 };
 use super::runner::RunOptions;
-use crate::faults::{FaultPlan, trial_seed};
+use clawrun_faults::{FaultPlan, trial_seed};
 use clawrun_trial::TaskEnv;
 
 /// What this invocation found in its run folder.

@@ -105,7 +105,7 @@ pub fn utc_timestamp(time: SystemTime) -> String {
     let secs = time
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let (y, m, d) = crate::services::time::civil_from_days(secs.div_euclid(86_400));
+    let (y, m, d) = clawrun_services::time::civil_from_days(secs.div_euclid(86_400));
     let t = secs.rem_euclid(86_400);
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",

@@ -13,7 +13,6 @@ use clawrun_report::TrialRecord;
 
 use super::agent_spec::AgentSpec;
 use super::trace_pack::TraceWriter;
-use crate::vfs::ChangeKind;
 use clawrun_external::command::TrialPlace;
 use clawrun_sandbox::tools::InstallationError;
 use clawrun_trial::execution::not_started;
@@ -22,6 +21,7 @@ use clawrun_trial::judgement::{Judgement, Judging};
 use clawrun_trial::{
     Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, TrialInputs, TrialOutput,
 };
+use clawrun_vfs::ChangeKind;
 
 /// What every trial of a run shares.
 pub struct TrialContext<'a> {
@@ -151,13 +151,13 @@ pub fn run_and_record(
 /// Plays trial `trial` of `task` on `worker` (under `plan` instead of the task's fault plan,
 /// with a census of the points called, when given): a trial that cannot start is a task error
 /// whose trace says why.
-pub(crate) fn play(
+pub fn play(
     rt: &tokio::runtime::Runtime,
     cx: &TrialContext<'_>,
     worker: &Worker,
     task: &TaskEnv,
     trial: u32,
-    plan: Option<&crate::faults::FaultPlan>,
+    plan: Option<&clawrun_faults::FaultPlan>,
 ) -> Result<TrialOutput> {
     match start_and_run(rt, cx, worker, task, trial, plan) {
         Ok(output) => Ok(output),
@@ -177,7 +177,7 @@ pub(crate) fn play(
 fn write_changes(task: &TaskEnv, output: &TrialOutput, dir: &Path) -> Result<()> {
     let mut base = task.base_vfs.fork();
     let mut fin = output.vfs.fork();
-    let changes: Vec<(String, &'static str)> = crate::vfs::Vfs::diff(&mut base, &mut fin)
+    let changes: Vec<(String, &'static str)> = clawrun_vfs::Vfs::diff(&mut base, &mut fin)
         .into_iter()
         .map(|c| {
             let kind = match c.kind {
@@ -208,7 +208,7 @@ fn start_and_run(
     worker: &Worker,
     task: &TaskEnv,
     trial: u32,
-    plan: Option<&crate::faults::FaultPlan>,
+    plan: Option<&clawrun_faults::FaultPlan>,
 ) -> Result<TrialOutput> {
     let recorded: Option<Vec<Event>> = match cx.agent {
         AgentSpec::Replay(run) => Some(run.trace(task.id(), trial)?),
@@ -220,7 +220,7 @@ fn start_and_run(
         }
         _ => None,
     };
-    let seed = crate::faults::trial_seed(cx.seed, task.id(), trial);
+    let seed = clawrun_faults::trial_seed(cx.seed, task.id(), trial);
     let place = TrialPlace {
         trial,
         dir: cx.out.join(task.id()).join(trial.to_string()).join("agent"),

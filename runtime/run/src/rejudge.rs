@@ -24,11 +24,13 @@ use clawrun_task::{Check, Evidence as Source, LoadedTask};
 use serde_json::{Value, json};
 
 use super::AgentSpec;
+use super::interrupt::interrupted;
 use super::journal::{Journal, read_journal, run_journals};
 use super::manifest::{RunMeta, merge_into, sibling_manifests, write_manifest};
 use super::model_settings::describe_settings;
 use super::preflight::{self, Models, SetupError};
-use super::runner::{RetryReporter, interrupted, progress_bar, with_cache};
+use super::progress::{Finished, Progress, Tally};
+use super::runner::with_cache;
 use super::trace_pack::TRACES_DIR;
 use clawrun_trial::recorded::evidence_from_trace;
 
@@ -51,8 +53,8 @@ pub struct RejudgeOptions {
     pub force: bool,
     /// Ask the judge's endpoint once before the folder is made.
     pub probe: bool,
-    /// Show a progress bar.
-    pub progress: bool,
+    /// Who watches the re-judging as it goes.
+    pub progress: std::sync::Arc<dyn Progress>,
 }
 
 /// What a re-judge did.
@@ -188,8 +190,9 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
         judge_config.describe(),
         options.out.display()
     );
-    let bar = progress_bar(options.progress, scored);
-    let _reporter = RetryReporter::install(&bar);
+    options.progress.start(scored);
+    let finished = Finished(options.progress.as_ref());
+    let mut tally = Tally::default();
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(interrupted());
     let (tx, rx) = mpsc::channel::<Result<Rejudged>>();
@@ -229,7 +232,10 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
             match outcome.and_then(|r| journal.append(&r.record).map(|()| r)) {
                 Ok(r) => {
                     if r.judged {
-                        bar.inc(1);
+                        tally.scored += 1;
+                        tally.passed +=
+                            usize::from(r.record.verdict.as_ref().is_some_and(|v| v.scores.passed));
+                        options.progress.advance(&tally);
                     }
                     result.judged += usize::from(r.judged);
                     result.failed_calls += r.failed_calls;
@@ -247,7 +253,7 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
             }
         }
     });
-    bar.finish_and_clear();
+    drop(finished);
     if let Some(e) = first_error {
         return Err(e.context(format!(
             "re-judging stopped; {} is incomplete (run the command again with --force --out {})",

@@ -5,22 +5,26 @@ use clawrun_task::{Group, LoadedTask};
 use globset::{Glob, GlobMatcher};
 
 /// Which of the loaded tasks a command works on.
-#[derive(Clone, Debug, Default, clap::Args)]
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct TaskFilter {
     /// Only the first N tasks (after sorting by id and the other filters).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..)))]
     pub limit: Option<u64>,
     /// Only tasks having any of these tags (comma-separated).
-    #[arg(long, value_name = "T1,T2", value_delimiter = ',')]
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_name = "T1,T2", value_delimiter = ',')
+    )]
     pub tags: Vec<String>,
     /// Only tasks of this category (e.g. communication).
-    #[arg(long, value_name = "C")]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "C"))]
     pub category: Option<String>,
     /// Only tasks of this group: general, multimodal or multi-turn.
-    #[arg(long, value_name = "G", value_parser = parse_group)]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "G", value_parser = parse_group))]
     pub group: Option<Group>,
     /// Leave out tasks whose id matches (an id or a glob such as `T0*`; repeatable).
-    #[arg(long, value_name = "ID_OR_GLOB", value_parser = parse_exclude)]
+    #[cfg_attr(feature = "clap", arg(long, value_name = "ID_OR_GLOB", value_parser = parse_exclude))]
     pub exclude: Vec<Exclude>,
 }
 
@@ -34,13 +38,13 @@ pub struct Exclude {
 }
 
 /// Parses `--group`.
-fn parse_group(text: &str) -> Result<Group, String> {
+pub fn parse_group(text: &str) -> Result<Group, String> {
     Group::parse(text)
         .ok_or_else(|| format!("{text:?}: expected general, multimodal or multi-turn"))
 }
 
 /// Parses `--exclude` (a task id or a glob over task ids).
-fn parse_exclude(text: &str) -> Result<Exclude, String> {
+pub fn parse_exclude(text: &str) -> Result<Exclude, String> {
     let glob = Glob::new(text).map_err(|e| format!("{text:?}: not a glob: {e}"))?;
     Ok(Exclude {
         text: text.to_string(),

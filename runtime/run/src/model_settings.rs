@@ -47,52 +47,23 @@ pub struct ModelFile {
     pub user_model: Option<ModelSection>,
 }
 
-/// The agent's model flags (they override the file's `agent:` section).
-#[derive(Clone, Debug, Default, clap::Args)]
-pub struct AgentModelFlags {
-    /// The agent model's sampling temperature (default 0).
-    #[arg(long, value_name = "T", value_parser = non_negative)]
+/// One model's settings given as flags (`--temperature`, `--timeout`, `--max-retries`,
+/// `--max-connections`, `--base-url`), which override the config file's, and the config file
+/// (`--model-config`). `clawrun run` sets the agent's model with them, `clawrun judge` the
+/// judge's.
+#[derive(Clone, Debug, Default)]
+pub struct ModelFlags {
+    /// Sampling temperature.
     pub temperature: Option<f64>,
-    /// Seconds one request to the agent model may take (default 300).
-    #[arg(long, value_name = "SECS", value_parser = positive_secs)]
+    /// Seconds one request may take.
     pub timeout: Option<f64>,
-    /// Retries of a failed agent model request (default 8).
-    #[arg(long, value_name = "N")]
+    /// Retries of a failed request.
     pub max_retries: Option<u32>,
-    /// Agent model requests in flight at once (default 4).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Requests in flight at once.
     pub max_connections: Option<u64>,
-    /// The agent model's API base URL (e.g. http://localhost:8000/v1).
-    #[arg(long, value_name = "URL", value_parser = http_url)]
+    /// The API base URL.
     pub base_url: Option<String>,
-    /// A YAML file of model settings with optional `agent:`, `judge:` and `user_model:`
-    /// sections (model, base_url, api_key_env, temperature, max_tokens, timeout, max_retries,
-    /// max_connections).
-    #[arg(long, value_name = "FILE")]
-    pub model_config: Option<std::path::PathBuf>,
-}
-
-/// The judge model's flags of `clawrun judge` (they override the file's `judge:` section).
-#[derive(Clone, Debug, Default, clap::Args)]
-pub struct JudgeModelFlags {
-    /// The judge model's sampling temperature (default 0).
-    #[arg(long, value_name = "T", value_parser = non_negative)]
-    pub temperature: Option<f64>,
-    /// Seconds one request to the judge model may take (default 300).
-    #[arg(long, value_name = "SECS", value_parser = positive_secs)]
-    pub timeout: Option<f64>,
-    /// Retries of a failed judge model request (default 8).
-    #[arg(long, value_name = "N")]
-    pub max_retries: Option<u32>,
-    /// Judge model requests in flight at once (default 4).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_connections: Option<u64>,
-    /// The judge model's API base URL (e.g. http://localhost:8000/v1).
-    #[arg(long, value_name = "URL", value_parser = http_url)]
-    pub base_url: Option<String>,
-    /// A YAML file of model settings (the format of `clawrun run --model-config`); its
-    /// `judge:` section applies (other sections are checked and ignored).
-    #[arg(long, value_name = "FILE")]
+    /// The model config file.
     pub model_config: Option<std::path::PathBuf>,
 }
 
@@ -100,7 +71,7 @@ pub struct JudgeModelFlags {
 /// `judge:` model; then the judge flags.
 pub fn resolve_judge(
     judge: Option<ModelConfig>,
-    flags: &JudgeModelFlags,
+    flags: &ModelFlags,
 ) -> Result<ModelConfig, SetupError> {
     let file = match &flags.model_config {
         Some(path) => read_model_file(path)?,
@@ -118,19 +89,11 @@ pub fn resolve_judge(
             )
         },
     )?;
-    AgentModelFlags {
-        temperature: flags.temperature,
-        timeout: flags.timeout,
-        max_retries: flags.max_retries,
-        max_connections: flags.max_connections,
-        base_url: flags.base_url.clone(),
-        model_config: None,
-    }
-    .apply(&mut config);
+    flags.apply(&mut config);
     Ok(config)
 }
 
-impl AgentModelFlags {
+impl ModelFlags {
     /// The flag names set (other than `--model-config`), for messages.
     fn set(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
@@ -164,7 +127,7 @@ pub fn resolve(
     agent: Option<AgentSpec>,
     judge: Option<ModelConfig>,
     user_model: Option<ModelConfig>,
-    flags: &AgentModelFlags,
+    flags: &ModelFlags,
 ) -> Result<ResolvedModels, SetupError> {
     let file = match &flags.model_config {
         Some(path) => read_model_file(path)?,
@@ -239,14 +202,15 @@ fn role(
     }
 }
 
-impl AgentModelFlags {
+impl ModelFlags {
     /// Sets the flags given on `config`.
     fn apply(&self, config: &mut ModelConfig) {
         if let Some(t) = self.temperature {
             config.temperature = Some(t);
         }
         if let Some(t) = self.timeout {
-            // Checked by the flag's parser (`positive_secs`).
+            // Checked by the flag's parser (`parse_timeout`); an unchecked bad value keeps
+            // the default.
             config.timeout = timeout(t).unwrap_or(config.timeout);
         }
         if let Some(n) = self.max_retries {
@@ -303,7 +267,7 @@ impl ModelSection {
     /// Sets the section's settings (not its model) on `config`, checking each.
     fn apply(&self, config: &mut ModelConfig, origin: &str, role: &str) -> Result<(), SetupError> {
         if let Some(url) = &self.base_url {
-            http_url(url).map_err(|e| bad(origin, role, "base_url", &e))?;
+            parse_http_url(url).map_err(|e| bad(origin, role, "base_url", &e))?;
             config.base_url = Some(url.clone());
         }
         if let Some(var) = &self.api_key_env {
@@ -395,20 +359,20 @@ fn timeout(t: f64) -> Result<Duration, String> {
     }
 }
 
-/// Parses `--temperature`.
-fn non_negative(text: &str) -> Result<f64, String> {
+/// Parses `--temperature`: a finite number at least 0.
+pub fn parse_temperature(text: &str) -> Result<f64, String> {
     let t: f64 = text.parse().map_err(|e| format!("{e}"))?;
     check_non_negative(t).map(|()| t)
 }
 
-/// Parses `--timeout`.
-fn positive_secs(text: &str) -> Result<f64, String> {
+/// Parses `--timeout`: seconds from 0.001 to a day.
+pub fn parse_timeout(text: &str) -> Result<f64, String> {
     let t: f64 = text.parse().map_err(|e| format!("{e}"))?;
     timeout(t).map(|_| t)
 }
 
-/// Checks an `http://` or `https://` URL.
-fn http_url(text: &str) -> Result<String, String> {
+/// Parses `--base-url`: an `http://` or `https://` URL.
+pub fn parse_http_url(text: &str) -> Result<String, String> {
     if text.starts_with("http://") || text.starts_with("https://") {
         Ok(text.to_string())
     } else {
