@@ -6,6 +6,7 @@
 pub use clawrun_agents as agents;
 pub use clawrun_external as external;
 pub use clawrun_faults as faults;
+pub use clawrun_fuzz as fuzz;
 pub use clawrun_hostcall as hostcall;
 pub use clawrun_judge as judge;
 pub use clawrun_report as report;
@@ -20,4 +21,3 @@ pub use clawrun_vfs as vfs;
 pub use clawrun_web as web;
 
 pub mod cli;
-pub mod fuzz;

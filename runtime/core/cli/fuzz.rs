@@ -11,7 +11,7 @@ use super::UsageError;
 use super::model_flags::AgentModelFlags;
 use super::output::outln;
 use super::trial_args::TrialArgs;
-use crate::fuzz::{Confirm, FuzzOptions, RegressAgent, SearchConfig, fuzz, regress};
+use clawrun_fuzz::{Confirm, FuzzOptions, RegressAgent, SearchConfig, fuzz, regress};
 use clawrun_run::model_settings;
 use clawrun_run::selection::TaskFilter;
 use clawrun_run::{AgentSpec, RunOptions};
@@ -184,7 +184,7 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
     };
     let result = fuzz(&options)?;
     for t in &result.tasks {
-        outln!("{}", crate::fuzz::report::task_line(&t.search))?;
+        outln!("{}", clawrun_fuzz::report::task_line(&t.search))?;
         for r in &t.reproducers {
             outln!(
                 "  {} ({} perturbation(s); reproduced {}/{}): {}",
@@ -201,7 +201,7 @@ pub fn fuzz_command(args: FuzzArgs, quiet: bool) -> Result<i32> {
         "{} failure(s) in {} search trials; report: {}",
         result.failures(),
         result.search_trials(),
-        out.join(crate::fuzz::report::INDEX_FILE).display()
+        out.join(clawrun_fuzz::report::INDEX_FILE).display()
     )?;
     if result.interrupted {
         outln!("(interrupted: the search stopped early)")?;

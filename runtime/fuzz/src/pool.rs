@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result, anyhow};
 
 use super::observe::Observation;
-use crate::faults::FaultPlan;
+use clawrun_faults::FaultPlan;
 use clawrun_run::runner::worker_runtime;
 use clawrun_run::trace_pack::{TraceLayout, TraceWriter};
 use clawrun_run::trial_record::{TrialContext, Worker, play};

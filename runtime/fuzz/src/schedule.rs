@@ -5,7 +5,7 @@ use std::fmt;
 
 use anyhow::{Result, anyhow};
 
-use crate::faults::{FaultKind, FaultPlan, Rule, Trigger};
+use clawrun_faults::{FaultKind, FaultPlan, Rule, Trigger};
 
 /// One perturbation: inject `kind` at call number `call` (1-based) of `point`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -117,7 +117,7 @@ impl Schedule {
     pub fn from_plan(plan: &FaultPlan) -> Self {
         Schedule::new(plan.rules().iter().filter_map(|r| {
             let (point, kind, call) = match (&r.points[..], &r.kinds[..], &r.trigger) {
-                ([point], [(crate::faults::KindSpec::Fixed(kind), _)], Trigger::Calls(calls))
+                ([point], [(clawrun_faults::KindSpec::Fixed(kind), _)], Trigger::Calls(calls))
                     if r.name.as_deref() == Some(RULE_NAME) && calls.len() == 1 =>
                 {
                     (unescape_glob(point), *kind, calls[0])
@@ -175,7 +175,7 @@ fn unescape_glob(glob: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::faults::{Call, PlanOptions, plan_from_yaml};
+    use clawrun_faults::{Call, PlanOptions, plan_from_yaml};
 
     fn p(point: &str, call: u64, kind: &str) -> Perturbation {
         Perturbation {

@@ -11,7 +11,7 @@ use anyhow::Result;
 use super::observe::{FailureKind, Observation};
 use super::schedule::{Perturbation, Schedule};
 use super::search::{Finding, Probe};
-use crate::faults::{Category, FaultKind};
+use clawrun_faults::{Category, FaultKind};
 
 /// Tries per perturbation when moving it to an earlier call.
 const EARLIER_CALLS: u64 = 16;
@@ -218,7 +218,7 @@ mod tests {
             .map(|call| Perturbation {
                 point: "tool:Bash".into(),
                 call,
-                kind: crate::faults::FaultKind::Status500,
+                kind: clawrun_faults::FaultKind::Status500,
             })
             .collect();
         for n in 1..=7 {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use clawrun_report::stats::bootstrap::SplitMix64;
 
 use super::schedule::{Perturbation, Schedule};
-use crate::faults::content::INJECTION_CORPUS;
-use crate::faults::{Category, FaultKind};
+use clawrun_faults::content::INJECTION_CORPUS;
+use clawrun_faults::{Category, FaultKind};
 
 /// The points a trial called, by category, each with its call count.
 #[derive(Clone, Debug, Default)]

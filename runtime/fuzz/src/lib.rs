@@ -164,7 +164,7 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
     };
     // The web the tasks reach, as `clawrun run` opens it (a recording goes to OUT/web/).
     let web = std::sync::Arc::new(
-        crate::web::Web::open(&run.web, Some(&out.join("web")))
+        clawrun_web::Web::open(&run.web, Some(&out.join("web")))
             .map_err(|e| SetupError::Usage(e.to_string()))?,
     );
     let tasks: Vec<clawrun_trial::TaskEnv> = prepared
