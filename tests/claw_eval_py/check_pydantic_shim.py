@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check clawrun's pure-Python pydantic (runtime/core/claw_eval/python/pydantic) against real pydantic 2.
+"""Check clawrun's pure-Python pydantic (runtime/trial/src/claw_eval/python/pydantic) against real pydantic 2.
 
 Runs Claw-Eval's own, unmodified code twice, in two child processes of this script: once with the
 real pydantic (which the Python running this script must have: pydantic==2.12.5 and pyyaml) and
@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
 REPO = Path(__file__).resolve().parents[2]
-SHIM_DIR = REPO / "runtime" / "core" / "claw_eval" / "python"
+SHIM_DIR = REPO / "runtime" / "trial" / "src" / "claw_eval" / "python"
 MIRRORED_VERSION = "2.12."  # pydantic 2.13 writes floats as 1e+16 (2.12: 1e16), among other changes
 REPORT_MARKER = "\n=====pydantic-shim-check report=====\n"
 

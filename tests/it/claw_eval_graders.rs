@@ -124,7 +124,7 @@ fn claw_eval_graders_in_the_sandbox_score_as_claw_eval_does() {
     let driver_dir = tmp.path().join("driver");
     std::fs::create_dir_all(&driver_dir).unwrap();
     std::fs::copy(
-        repo().join("runtime/core/claw_eval/python/clawrun_grade.py"),
+        repo().join("runtime/trial/src/claw_eval/python/clawrun_grade.py"),
         driver_dir.join("clawrun_grade.py"),
     )
     .unwrap();

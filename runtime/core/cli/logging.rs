@@ -30,6 +30,11 @@ const OWN_CRATES: &[&str] = &[
     "clawrun_report",
     "clawrun_web_text",
     "clawrun_pdf",
+    "clawrun_sandbox",
+    "clawrun_trial",
+    "clawrun_external",
+    "clawrun_run",
+    "clawrun_fuzz",
 ];
 
 /// The filter the flags ask for (`RUST_LOG` aside).

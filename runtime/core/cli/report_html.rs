@@ -98,12 +98,18 @@ pub fn write_html(
     })?;
     let page = index.write_page(html, &report_page_start(summary, &facets))?;
     drop(_spill);
-    // The old folder goes (a short run's page needs none), the new one takes its place, then
-    // the page; a folder another writer put in place meanwhile is replaced once more.
+    // The old folder is renamed away whole (atomic, unlike removing it while another writer
+    // puts its own in place) and removed; the new one takes its place, then the page. A folder
+    // another writer put in place meanwhile is set aside once more.
     let publish = || -> std::io::Result<()> {
-        for _ in 0..2 {
-            match std::fs::remove_dir_all(&folder) {
-                Ok(()) => {}
+        let mut attempt = 0;
+        loop {
+            let aside = html.with_file_name(format!(
+                ".{folder_name}.{}.{attempt}.old",
+                std::process::id()
+            ));
+            match std::fs::rename(&folder, &aside) {
+                Ok(()) => std::fs::remove_dir_all(&aside)?,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(e),
             }
@@ -112,11 +118,10 @@ pub fn write_html(
             }
             match std::fs::rename(&staging, &folder) {
                 Ok(()) => return Ok(()),
-                Err(_) if folder.exists() => continue,
+                Err(_) if folder.exists() && attempt < 8 => attempt += 1,
                 Err(e) => return Err(e),
             }
         }
-        std::fs::rename(&staging, &folder)
     };
     publish()
         .and_then(|()| std::fs::rename(&page, html))

@@ -15,6 +15,8 @@
 //! - [`answer`]: an answer's text and tokens, read back in any wire.
 //! - [`server`]: the loopback HTTP server of an external trial (`/mcp`, `/v1`).
 
+#![deny(missing_docs)]
+
 pub mod answer;
 pub mod bridge;
 pub mod command;

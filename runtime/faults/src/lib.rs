@@ -17,6 +17,7 @@
 //! - [`spec`] / [`load`]: plans from a task's `faults:` section, plan files and `--faults`,
 //!   with errors naming file, field path and line:column ([`PlanError`]).
 
+#![deny(missing_docs)]
 // A plan error is the task loader's `Diagnostic` by value (file, field, message, hint: past
 // clippy's 128-byte mark), returned once per plan on a cold path; boxing it would only make
 // callers unwrap it.

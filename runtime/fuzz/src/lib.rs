@@ -12,6 +12,8 @@
 //!   `--regress`.
 //! - [`report`]: `fuzz.json`, `report.md`, `index.html`; [`page`]: one failure's page.
 
+#![deny(missing_docs)]
+
 pub mod mutate;
 pub mod observe;
 pub mod page;

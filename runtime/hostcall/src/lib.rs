@@ -12,6 +12,8 @@
 //! types; `clawrun-faults` and `clawrun-services` depend on this crate only, so they build and
 //! test without wasmtime.
 
+#![deny(missing_docs)]
+
 pub mod clock;
 pub mod fault;
 pub mod http;

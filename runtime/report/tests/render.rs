@@ -247,7 +247,7 @@ fn trial_view_loads_its_trace() {
     assert!(missing.to_string().contains("trace.jsonl"), "{missing}");
 }
 
-/// A manifest as `clawrun run` writes it (runtime/core/run/manifest.rs), with a model agent.
+/// A manifest as `clawrun run` writes it (runtime/run/src/manifest.rs), with a model agent.
 fn manifest(shard: Option<&str>) -> serde_json::Value {
     serde_json::json!({
         "clawrun_version": "0.1.0", "trace_version": 1, "agent": "openai:gpt-x",

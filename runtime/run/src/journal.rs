@@ -355,7 +355,7 @@ mod tests {
         let path = dir.path().join("journal.jsonl");
         let whole = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/journal_line.json"
+            "/../../tests/fixtures/journal_line.json"
         ))
         .unwrap();
         let whole = whole.trim_end();
@@ -374,7 +374,7 @@ mod tests {
         let path = dir.path().join("journal.jsonl");
         let line = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/journal_line.json"
+            "/../../tests/fixtures/journal_line.json"
         ))
         .unwrap();
         let record: TrialRecord = serde_json::from_str(line.trim_end()).unwrap();

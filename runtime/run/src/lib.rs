@@ -22,6 +22,8 @@
 //! - [`trace_pack`]: `traces/W.jsonl`, each worker's traces, one span per trial.
 //! - [`trial_record`]: one trial end to end (run, judge, files, record).
 
+#![deny(missing_docs)]
+
 pub mod agent_spec;
 pub mod completeness;
 pub mod crash;

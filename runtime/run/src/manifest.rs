@@ -312,6 +312,7 @@ pub fn record_cassette(path: &Path, web: &clawrun_web::Web) -> Result<()> {
     write_manifest(path, &doc)
 }
 
+/// Records in the manifest at `path` the tasks the run skipped, with why.
 pub fn record_skipped(path: &Path, skipped: &[super::runner::Skipped]) -> Result<()> {
     let mut doc = read_manifest(path)?
         .with_context(|| format!("{} vanished after it was written", path.display()))?;

@@ -7,6 +7,8 @@
 //! shadowing wasmtime-wasi's (see [`fs`] and [`clock`]). wasip1 command modules run on our own
 //! preview 1 host (`p1`), which translates each call into calls on those hosts.
 
+#![deny(missing_docs)]
+
 pub mod cache;
 pub mod clock;
 pub mod door;

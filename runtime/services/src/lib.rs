@@ -17,6 +17,8 @@
 //!   `wasi:http` requests from the same services; [`server`] serves them on loopback with hyper
 //!   for agents outside the process (`clawrun services`).
 
+#![deny(missing_docs)]
+
 pub mod audit;
 pub mod builtin;
 pub mod dispatch;

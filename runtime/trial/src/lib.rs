@@ -21,6 +21,8 @@
 //!   ([`claw_eval`]: the checkout, the evidence exported as Claw-Eval writes it, the grading
 //!   run in the Python sandbox, the judge's door).
 
+#![deny(missing_docs)]
+
 pub mod claw_eval;
 pub mod dispatch;
 pub mod execution;

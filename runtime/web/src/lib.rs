@@ -9,6 +9,8 @@
 //! times from the virtual clock) is recomputed on replay, so a replay gives byte-identical
 //! tool results.
 
+#![deny(missing_docs)]
+
 pub mod cassette;
 pub mod guard;
 pub mod live;

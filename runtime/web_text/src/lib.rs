@@ -9,6 +9,8 @@
 //! itself a port of Python trafilatura) and writes its result the way Python trafilatura's
 //! plain-text output does. README.md measures how the two differ on a corpus of pages.
 
+#![deny(missing_docs)]
+
 mod decode;
 mod pystr;
 mod regex_text;

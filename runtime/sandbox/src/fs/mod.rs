@@ -27,6 +27,7 @@ pub use self::error::FsError;
 use crate::fault::{FsCall, FsFault, FsFaultHook, FsOp, NoFaults};
 
 /// Bindings generated from `runtime/sandbox/wit` (the WIT that wasmtime-wasi 48.0.8 ships).
+#[allow(missing_docs)] // generated
 pub mod bindings {
     wasmtime::component::bindgen!({
         path: "wit",

