@@ -437,7 +437,6 @@ fn a_slurm_array_with_a_task_cancelled_and_resubmitted_equals_a_single_machine_r
         Ok(c) => c,
         Err(why) => return skip(&format!("the Slurm daemons did not start: {why}")),
     };
-    let started = Instant::now();
 
     // The single-machine run.
     let whole = tmp.path().join("whole");
@@ -448,6 +447,7 @@ fn a_slurm_array_with_a_task_cancelled_and_resubmitted_equals_a_single_machine_r
 
     // The array, and the report job that waits for it whatever becomes of its tasks.
     let out = tmp.path().join("sharded");
+    let submitted = Instant::now();
     let array = cluster.sbatch(
         &[
             format!("--array=0-{}", SHARDS - 1),
@@ -483,6 +483,7 @@ fn a_slurm_array_with_a_task_cancelled_and_resubmitted_equals_a_single_machine_r
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let tasks = cluster.wait_ended(array);
+    let array_seconds = submitted.elapsed().as_secs_f64();
     let recorded = lines(&journal);
     let owned = (0..TASKS.len() * TRIALS)
         .filter(|p| p % SHARDS == CANCELLED)
@@ -531,6 +532,7 @@ fn a_slurm_array_with_a_task_cancelled_and_resubmitted_equals_a_single_machine_r
     }
 
     // Resubmitted alone: Slurm says an array of one, the folder says which shard.
+    let resubmitted_at = Instant::now();
     let again = cluster.sbatch(
         &[
             format!("--array={CANCELLED}"),
@@ -551,6 +553,7 @@ fn a_slurm_array_with_a_task_cancelled_and_resubmitted_equals_a_single_machine_r
         &out,
     );
     let resubmitted = cluster.wait_ended(again);
+    let again_seconds = resubmitted_at.elapsed().as_secs_f64();
     let again_text =
         std::fs::read_to_string(cluster.dir.join(format!("again-{again}_{CANCELLED}.out")))
             .unwrap();
@@ -573,7 +576,6 @@ fn a_slurm_array_with_a_task_cancelled_and_resubmitted_equals_a_single_machine_r
         "{report_text}"
     );
     assert_eq!(lines(&journal), owned);
-    let array_seconds = started.elapsed().as_secs_f64();
 
     // The merged run equals the single-machine run: the report (wall-clock fields aside), each
     // trial's record and trace bytes, and a replay of the folder.
@@ -615,11 +617,12 @@ fn a_slurm_array_with_a_task_cancelled_and_resubmitted_equals_a_single_machine_r
     );
     let _ = writeln!(
         std::io::stderr(),
-        "tests/it/slurm.rs: the array, its cancelled task resubmitted and the reports took {array_seconds:.1} s{}",
+        "tests/it/slurm.rs: the 4-task array took {array_seconds:.1} s from submission to its \
+         last task's end (task {CANCELLED} cancelled {}), the resubmitted task {again_seconds:.1} s",
         if mid_run {
-            ""
+            "mid-run"
         } else {
-            " (the cancellation came late)"
+            "after its last trial"
         }
     );
 }
