@@ -17,6 +17,10 @@ export CLAWRUN_PYREF
 scripts/agent-clients.sh
 # The crates below the sandbox stay free of wasmtime (ARCHITECTURE.md §1).
 scripts/check-layering.sh
+# What deploy/ ships: the Kubernetes manifests against the Kubernetes schema (pinned
+# kubernetes-validate in target/kubernetes-validate), the Slurm scripts' syntax (tests/it/slurm.rs
+# runs them on a real Slurm).
+scripts/deploy-check.sh
 cargo test --workspace --locked
 if [ -f guest_tools/Cargo.toml ]; then
   cargo test --manifest-path guest_tools/Cargo.toml --workspace --locked

@@ -63,6 +63,7 @@ mod services_gmail;
 mod services_helpdesk_crm;
 mod services_loopback;
 mod services_media;
+mod slurm;
 mod task_numbers;
 mod task_status;
 mod tools;

@@ -41,7 +41,7 @@ fn clawrun_run(out: &Path, trials: u32, extra: &[&str]) -> Command {
 /// The journal's records at `path` (in run folder `run`), sorted, each with its trace's bytes
 /// in place of where they are: which pack and span a trace went to depends on which worker ran
 /// the trial, everything else is the run's own.
-fn sorted_records(run: &Path, path: &Path) -> Vec<String> {
+pub(crate) fn sorted_records(run: &Path, path: &Path) -> Vec<String> {
     let mut lines: Vec<String> = std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -219,6 +219,65 @@ fn a_one_based_slurm_array_with_a_task_resubmitted_alone_equals_the_unsharded_ru
 }
 
 #[test]
+fn a_kubernetes_indexed_job_of_four_pods_at_once_equals_the_unsharded_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = tmp.path().join("whole");
+    let sharded = tmp.path().join("sharded");
+    let done = clawrun_run(&whole, 6, &[]).output().unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    // What deploy/kubernetes/job.yaml runs: every pod the same command, started together
+    // into one folder, Kubernetes setting JOB_COMPLETION_INDEX.
+    let pods: Vec<_> = (0..4)
+        .map(|index| {
+            clawrun_run(&sharded, 6, &["--shards", "4", "--resume"])
+                .env("JOB_COMPLETION_INDEX", index.to_string())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (index, pod) in pods.into_iter().enumerate() {
+        let o = pod.wait_with_output().unwrap();
+        assert!(
+            o.status.success(),
+            "pod {index}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let mut merged = Vec::new();
+    for index in 0..4 {
+        let journal = sharded.join(format!("journal.shard-{index}-of-4.jsonl"));
+        let records = sorted_records(&sharded, &journal);
+        assert_eq!(records.len(), 3, "shard {index}: 2 tasks x 6 trials / 4");
+        merged.extend(records);
+    }
+    merged.sort();
+    assert_eq!(merged, sorted_records(&whole, &whole.join("journal.jsonl")));
+    let report = |run: &Path, flags: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+            .arg("report")
+            .args(flags)
+            .arg(run)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        without_wall_times(&report(&sharded, &["--json"])),
+        without_wall_times(&report(&whole, &["--json"]))
+    );
+    report(&sharded, &["--require-complete"]);
+}
+
+#[test]
 fn report_names_a_missing_and_an_unfinished_shard_and_require_complete_fails_on_them() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("sharded");
@@ -359,7 +418,7 @@ fn list_and_report_outputs() {
 }
 
 /// `report --json` output with every wall time and the session count removed.
-fn without_wall_times(json: &str) -> serde_json::Value {
+pub(crate) fn without_wall_times(json: &str) -> serde_json::Value {
     fn strip(v: &mut serde_json::Value) {
         match v {
             serde_json::Value::Object(map) => {
