@@ -63,8 +63,8 @@ fn builtin(
     let trial = |n: usize| {
         let steps = (0..n)
             .map(|i| {
-                oracle_step(&clawrun::task::oracle::Step::Call(
-                    clawrun::task::oracle::ToolCall {
+                oracle_step(&clawrun::task::oracle::OracleStep::Call(
+                    clawrun::task::oracle::OracleCall {
                         call: "gmail_get_message".into(),
                         args: args(i),
                     },

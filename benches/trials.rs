@@ -168,7 +168,7 @@ fn main() {
 /// trial with its judge, and the trial as a run records it (trace and record written to a
 /// folder, plus its journal line).
 fn t002_breakdown(c: &mut Criterion, rt: &tokio::runtime::Runtime, harness: &Harness) {
-    use clawrun::run::trace_pack::{TracePack, TraceWriter};
+    use clawrun::run::trace_pack::{PackWriter, TracePack};
     use clawrun::run::trial_record::{TrialContext, Worker, run_and_record};
     use clawrun::tools::ToolState;
     use clawrun::trial::dispatch::call_tool;
@@ -218,7 +218,7 @@ fn t002_breakdown(c: &mut Criterion, rt: &tokio::runtime::Runtime, harness: &Har
         recorded: None,
     };
     let pack = TracePack::open(out.path(), "0", 0).unwrap();
-    let mut worker = Worker::new(&cx, TraceWriter::Pack(pack)).unwrap();
+    let mut worker = Worker::new(&cx, PackWriter::Pack(pack)).unwrap();
     let tasks = [task];
     group.bench_function("trial_recorded", |b| {
         b.iter(|| {

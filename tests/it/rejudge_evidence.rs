@@ -84,7 +84,7 @@ fn shows_files(task: &clawrun_task::Task) -> bool {
         .chain(task.rubric.iter().map(|r| &r.check))
         .any(|c| {
             matches!(c, clawrun_task::Check::LlmJudge { evidence, .. }
-                if evidence.iter().any(|e| matches!(e, clawrun_task::Evidence::File(_))))
+                if evidence.iter().any(|e| matches!(e, clawrun_task::EvidenceSource::File(_))))
         })
 }
 

@@ -15,7 +15,7 @@ use crate::web::{Web, WebMode, WebOptions};
 use clawrun_external::command::ProxyModel;
 use clawrun_run::agent_spec::RecordedRun;
 use clawrun_run::manifest::{RunMeta, sibling_manifests};
-use clawrun_run::trace_pack::{TracePack, TraceWriter};
+use clawrun_run::trace_pack::{PackWriter, TracePack};
 use clawrun_run::trial_record::{TrialContext, Worker, run_and_record};
 use clawrun_run::{AgentSpec, RunOptions};
 use clawrun_trial::Harness;
@@ -183,7 +183,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
     // A replay calls no model: the recording answers.
     let mut worker = Worker::new(
         &cx,
-        TraceWriter::Pack(TracePack::open(&options.out, "0", 0)?),
+        PackWriter::Pack(TracePack::open(&options.out, "0", 0)?),
     )?;
     let mut diverged = 0;
     for record in &records {

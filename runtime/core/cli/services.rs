@@ -49,7 +49,7 @@ pub struct ServicesArgs {
 
 /// Runs `clawrun services`; returns when interrupted (Ctrl-C).
 pub fn run(args: ServicesArgs) -> Result<i32> {
-    let limits = server::Limits {
+    let limits = server::ServerLimits {
         read_timeout: Duration::try_from_secs_f64(args.read_timeout)
             .ok()
             .filter(|t| !t.is_zero() && t.as_secs() <= 86_400)
@@ -63,7 +63,7 @@ pub fn run(args: ServicesArgs) -> Result<i32> {
             0 => return Err(UsageError("--max-connections 0: expected at least 1".into()).into()),
             n => n,
         },
-        ..server::Limits::default()
+        ..server::ServerLimits::default()
     };
     let yaml_path = args.task.join("task.yaml");
     let text = std::fs::read_to_string(&yaml_path)

@@ -16,7 +16,7 @@ use crate::web::Web;
 use clawrun_run::runner::{Prepared, Skipped, prepare_selection};
 use clawrun_run::selection::TaskFilter;
 use clawrun_run::status::{StatusCounts, TaskStatus, has_rubric};
-use clawrun_run::trace_pack::{TracePack, TraceWriter};
+use clawrun_run::trace_pack::{PackWriter, TracePack};
 use clawrun_run::trial_record::{TrialContext, Worker, run_and_record};
 use clawrun_run::{AgentSpec, RunOptions};
 use clawrun_trial::grading::{GraderChoice, Grading, TaskGrading};
@@ -179,7 +179,7 @@ impl Checks<'_> {
         // One trial at a time: each starts the scratch folder's pack afresh.
         let mut worker = Worker::new(
             &cx,
-            TraceWriter::Pack(TracePack::open(self.scratch, "0", 0)?),
+            PackWriter::Pack(TracePack::open(self.scratch, "0", 0)?),
         )?;
         let record = run_and_record(self.rt, &cx, &mut worker, task, 0)?;
         match record.verdict {

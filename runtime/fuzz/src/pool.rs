@@ -12,10 +12,10 @@ use anyhow::{Context, Result, anyhow};
 use super::observe::Observation;
 use clawrun_faults::FaultPlan;
 use clawrun_run::runner::worker_runtime;
-use clawrun_run::trace_pack::{TraceLayout, TraceWriter};
+use clawrun_run::trace_pack::{PackWriter, TraceLayout};
 use clawrun_run::trial_record::{TrialContext, Worker, play};
 use clawrun_trial::TaskEnv;
-use clawrun_trial::judgement::Judgement;
+use clawrun_trial::judgement::Judged;
 
 /// One trial to play: which task, under which plan, as which trial number.
 #[derive(Clone, Debug)]
@@ -54,7 +54,7 @@ impl Pool {
             let dir = scratch.join(format!("worker-{w}"));
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("creating the scratch folder {}", dir.display()))?;
-            let traces = TraceWriter::open(TraceLayout::Files, &dir, None, w, |_| 0)?;
+            let traces = PackWriter::open(TraceLayout::Files, &dir, None, w, |_| 0)?;
             let worker = Worker::new(cx, traces)?;
             let (jobs_rx, done_tx) = (Arc::clone(&jobs_rx), done_tx.clone());
             std::thread::Builder::new()
@@ -127,7 +127,7 @@ fn play_job(
 ) -> Result<Observation> {
     let task = &tasks[job.task];
     let mut output = play(rt, cx, worker, task, job.trial, Some(&job.plan))?;
-    let Judgement {
+    let Judged {
         status,
         error,
         verdict,

@@ -256,8 +256,8 @@ pub fn careless_script(task: &TaskEnv) -> Result<Option<clawrun_task::Oracle>> {
 }
 
 /// A task's oracle step as the script agent plays it.
-pub fn oracle_step(step: &clawrun_task::oracle::Step) -> Step {
-    use clawrun_task::oracle::Step as S;
+pub fn oracle_step(step: &clawrun_task::oracle::OracleStep) -> Step {
+    use clawrun_task::oracle::OracleStep as S;
     match step {
         S::Call(c) => Step::Calls(vec![(c.call.clone(), c.args.clone())]),
         S::Parallel(cs) => Step::Calls(

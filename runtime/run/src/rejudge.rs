@@ -20,7 +20,7 @@ use clawrun_agents::llm::{LlmClient, ModelConfig};
 use clawrun_agents::trace::{EventKind, read_trace};
 use clawrun_judge::ScoreConfig;
 use clawrun_report::{Status, TrialRecord};
-use clawrun_task::{Check, Evidence as Source, LoadedTask};
+use clawrun_task::{Check, EvidenceSource as Source, LoadedTask};
 use serde_json::{Value, json};
 
 use super::AgentSpec;

@@ -20,7 +20,7 @@ use super::progress::{Finished, Progress, Tally};
 use super::selection::TaskFilter;
 use super::shard::Shard;
 use super::status::TaskStatus;
-use super::trace_pack::{TraceLayout, TraceWriter};
+use super::trace_pack::{PackWriter, TraceLayout};
 use super::trial_record::{TrialContext, Worker, run_and_record};
 use clawrun_faults::{FaultPlan, PlanOptions, plan_from_cli};
 use clawrun_trial::grading::{GraderChoice, Grading};
@@ -444,7 +444,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     // the journal syncs them before its lines.
     let mut writers = Vec::with_capacity(jobs);
     for worker in 0..jobs {
-        writers.push(TraceWriter::open(
+        writers.push(PackWriter::open(
             options.traces,
             &options.out,
             options.shard,
@@ -453,7 +453,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         )?);
     }
     let mut journal = journal;
-    journal.sync_first(writers.iter().filter_map(TraceWriter::pack_file).collect());
+    journal.sync_first(writers.iter().filter_map(PackWriter::pack_file).collect());
     let mut ran = 0usize;
     let mut first_error = None;
     let mut tally = Tally::default();

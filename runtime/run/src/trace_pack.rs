@@ -101,14 +101,14 @@ pub enum TraceLayout {
 }
 
 /// Where one worker writes its trials' traces.
-pub enum TraceWriter {
+pub enum PackWriter {
     /// Appended to the worker's pack.
     Pack(TracePack),
     /// Each trial's to `TASK/N/trace.jsonl` in this run folder.
     Files(PathBuf),
 }
 
-impl TraceWriter {
+impl PackWriter {
     /// Worker `worker`'s writer in the layout `layout` for a run into `run_dir` (a shard's
     /// packs are its own); a pack keeps the first `keep(path)` bytes, the part the journal
     /// names (see [`super::resume::Resume::pack_keep`]).
@@ -118,13 +118,13 @@ impl TraceWriter {
         shard: Option<Shard>,
         worker: usize,
         keep: impl Fn(&str) -> u64,
-    ) -> Result<TraceWriter> {
+    ) -> Result<PackWriter> {
         Ok(match layout {
             TraceLayout::Pack => {
                 let name = pack_name(shard, worker);
-                TraceWriter::Pack(TracePack::open(run_dir, &name, keep(&pack_path(&name)))?)
+                PackWriter::Pack(TracePack::open(run_dir, &name, keep(&pack_path(&name)))?)
             }
-            TraceLayout::Files => TraceWriter::Files(run_dir.to_path_buf()),
+            TraceLayout::Files => PackWriter::Files(run_dir.to_path_buf()),
         })
     }
 
@@ -137,11 +137,11 @@ impl TraceWriter {
         trace: &[u8],
     ) -> Result<(String, Option<TraceSpan>)> {
         match self {
-            TraceWriter::Pack(pack) => {
+            PackWriter::Pack(pack) => {
                 let (rel, span) = pack.append(trace)?;
                 Ok((rel, Some(span)))
             }
-            TraceWriter::Files(run_dir) => {
+            PackWriter::Files(run_dir) => {
                 let rel = format!("{task_id}/{trial}/trace.jsonl");
                 let dir = run_dir.join(task_id).join(trial.to_string());
                 std::fs::create_dir_all(&dir)
@@ -157,8 +157,8 @@ impl TraceWriter {
     /// (which, as before packs, the journal does not sync).
     pub fn pack_file(&self) -> Option<(PathBuf, Arc<File>)> {
         match self {
-            TraceWriter::Pack(pack) => Some(pack.file()),
-            TraceWriter::Files(_) => None,
+            PackWriter::Pack(pack) => Some(pack.file()),
+            PackWriter::Files(_) => None,
         }
     }
 }

@@ -12,12 +12,12 @@ use clawrun_judge::ScoreConfig;
 use clawrun_report::TrialRecord;
 
 use super::agent_spec::AgentSpec;
-use super::trace_pack::TraceWriter;
+use super::trace_pack::PackWriter;
 use clawrun_external::command::TrialPlace;
 use clawrun_sandbox::tools::InstallationError;
 use clawrun_trial::execution::not_started;
 use clawrun_trial::grading::Grading;
-use clawrun_trial::judgement::{Judgement, Judging};
+use clawrun_trial::judgement::{Judged, Judging};
 use clawrun_trial::{
     Harness, Limits, LlmUser, ReplayUser, SimulatedUser, TaskEnv, TrialInputs, TrialOutput,
 };
@@ -66,14 +66,14 @@ pub struct Worker {
     agent: Option<LlmClient>,
     judge: Option<LlmClient>,
     user: Option<LlmClient>,
-    traces: TraceWriter,
+    traces: PackWriter,
     /// The JSONL of the trace being written, reused from trial to trial.
     trace_buffer: Vec<u8>,
 }
 
 impl Worker {
     /// A worker with the clients of `cx`'s models, writing traces to `traces`.
-    pub fn new(cx: &TrialContext<'_>, traces: TraceWriter) -> Result<Self> {
+    pub fn new(cx: &TrialContext<'_>, traces: PackWriter) -> Result<Self> {
         let client = |flag: &str, config: &ModelConfig| {
             LlmClient::new(config.clone()).map_err(|e| anyhow!("{flag} {}: {e}", config.describe()))
         };
@@ -113,7 +113,7 @@ pub fn run_and_record(
         .traces
         .write(task.id(), trial, &worker.trace_buffer)?;
     write_changes(task, &output, &dir)?;
-    let Judgement {
+    let Judged {
         status,
         error,
         verdict,

@@ -2,7 +2,7 @@
 //! an offset), served with hyper through the same [`ServiceSet::route`] as in-process calls and
 //! guests' requests, so an agent outside the process (or curl) sees the same bytes. A client
 //! cannot make it buffer more than [`MAX_BODY_BYTES`] of a request, hold a connection by going
-//! slow or quiet, or take more than its share of connections ([`Limits`]).
+//! slow or quiet, or take more than its share of connections ([`ServerLimits`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -72,16 +72,16 @@ pub async fn bind(bindings: &[Binding]) -> Result<Vec<(Binding, TcpListener)>> {
 
 /// The largest request body the server reads; a larger one is answered 413 without being read.
 pub const MAX_BODY_BYTES: usize = 8 << 20;
-/// The default [`Limits::read_timeout`].
+/// The default [`ServerLimits::read_timeout`].
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// The default [`Limits::max_connections`].
+/// The default [`ServerLimits::max_connections`].
 pub const MAX_CONNECTIONS: usize = 64;
 /// How long the accept loop waits after an error such as "too many open files".
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 /// What one client may cost the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct ServerLimits {
     /// Request bodies larger than this are answered 413 (unread).
     pub max_body_bytes: usize,
     /// The time a client has to send a request's headers, and then its body; also the longest
@@ -91,7 +91,7 @@ pub struct Limits {
     pub max_connections: usize,
 }
 
-impl Default for Limits {
+impl Default for ServerLimits {
     fn default() -> Self {
         Self {
             max_body_bytes: MAX_BODY_BYTES,
@@ -107,7 +107,7 @@ struct Shared {
     services: SharedServices,
     faults: Option<SharedInjector>,
     now: UtcInstant,
-    limits: Limits,
+    limits: ServerLimits,
 }
 
 /// Serves the bound listeners until the future is dropped. Every request is answered at the
@@ -119,7 +119,7 @@ pub async fn serve(
     listeners: Vec<(Binding, TcpListener)>,
     now: UtcInstant,
     faults: Option<SharedInjector>,
-    limits: Limits,
+    limits: ServerLimits,
 ) {
     let shared = Shared {
         services,
@@ -261,7 +261,10 @@ async fn answer(
 /// Reads a request body of at most `limits.max_body_bytes` within `limits.read_timeout`: a
 /// declared length over the limit is refused before reading, a streamed body as soon as it
 /// passes it. Refusals close the connection.
-async fn read_body(body: hyper::body::Incoming, limits: &Limits) -> Result<Bytes, ServiceResponse> {
+async fn read_body(
+    body: hyper::body::Incoming,
+    limits: &ServerLimits,
+) -> Result<Bytes, ServiceResponse> {
     let max = limits.max_body_bytes;
     let too_large = || {
         refusal(

@@ -90,7 +90,7 @@ pub enum Check {
         /// The rubric text.
         rubric: Option<String>,
         /// The evidence the judge sees (default: the conversation).
-        evidence: Vec<Evidence>,
+        evidence: Vec<EvidenceSource>,
     },
     /// The tool was never called.
     ToolNotCalled {
@@ -240,10 +240,10 @@ pub enum NumberSource {
     File(String),
 }
 
-/// Evidence given to an LLM judge.
+/// What an LLM judge is given as evidence.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Evidence {
+pub enum EvidenceSource {
     /// The whole conversation (`conversation`).
     Conversation,
     /// The services' audit logs (`audit`).

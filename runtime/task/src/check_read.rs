@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::check::{CHECK_TYPES, Check, Evidence, Matcher, NumberSource, RowSelector, TextField};
+use crate::check::{
+    CHECK_TYPES, Check, EvidenceSource, Matcher, NumberSource, RowSelector, TextField,
+};
 use crate::read::{Cx, FromNode, Map, join};
 use crate::yaml::{Node, Value};
 
@@ -26,14 +28,14 @@ impl FromNode for TextField {
     }
 }
 
-impl FromNode for Evidence {
+impl FromNode for EvidenceSource {
     fn read(cx: &mut Cx<'_>, n: &Node, path: &str) -> Option<Self> {
         let s = String::read(cx, n, path)?;
         match s.as_str() {
-            "conversation" => Some(Evidence::Conversation),
-            "audit" => Some(Evidence::Audit),
+            "conversation" => Some(EvidenceSource::Conversation),
+            "audit" => Some(EvidenceSource::Audit),
             _ => match s.strip_prefix("file:") {
-                Some(p) if !p.is_empty() => Some(Evidence::File(p.to_string())),
+                Some(p) if !p.is_empty() => Some(EvidenceSource::File(p.to_string())),
                 _ => {
                     let msg = format!("unknown evidence `{s}`");
                     let hint = "valid: conversation, audit, file:/path".to_string();
@@ -138,7 +140,7 @@ impl FromNode for Check {
                 }
                 let evidence = m
                     .opt("evidence")
-                    .unwrap_or_else(|| vec![Evidence::Conversation]);
+                    .unwrap_or_else(|| vec![EvidenceSource::Conversation]);
                 (
                     Some(Check::LlmJudge {
                         description,

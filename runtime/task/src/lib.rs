@@ -39,7 +39,7 @@ pub mod user_script;
 mod validate;
 pub mod yaml;
 
-pub use check::{Check, Evidence, Matcher, NumberSource, RowSelector, TextField};
+pub use check::{Check, EvidenceSource, Matcher, NumberSource, RowSelector, TextField};
 pub use epoch::{DEFAULT_EPOCH, EpochError, parse_epoch};
 pub use error::{Diagnostic, Error, FileError, FileProblem, Severity};
 pub use ids::{MAX_TASK_ID_LEN, task_id_problem};
@@ -47,12 +47,12 @@ pub use load::{Parsed, node_at, parse_yaml};
 pub use loaded::LoadedTask;
 pub use model::{
     Environment, ExpectedAction, Group, Prompt, RubricItem, SafetyCheck, SafetyKind,
-    ScoringComponent, SystemTool, Task, TaskLimits, ToolSpec, UserAgent,
+    ScoringComponent, SystemTool, Task, TaskLimits, TaskTool, UserAgent,
 };
-pub use oracle::{Oracle, Step, ToolCall};
+pub use oracle::{Oracle, OracleCall, OracleStep};
 pub use read::did_you_mean;
 pub use refs::is_path_var;
 pub use service::{ServiceSpec, TaskServices, ToolEndpoint};
 pub use sidecar::{SIDECAR_FIELDS, SIDECAR_FILE, Sidecar};
 pub use suite::{Selection, Suite, TASK_FILE};
-pub use user_script::{ScriptedUser, UserReply, UserRule, UserScript};
+pub use user_script::{ScriptedReply, ScriptedUser, UserRule, UserScript};

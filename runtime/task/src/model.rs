@@ -32,7 +32,7 @@ pub struct Task {
     /// What the agent is asked.
     pub prompt: Prompt,
     /// Task-specific tools shown to the model.
-    pub tools: Vec<ToolSpec>,
+    pub tools: Vec<TaskTool>,
     /// The hidden tool -> service URL map.
     pub tool_endpoints: Vec<ToolEndpoint>,
     /// The sandbox tools the agent gets (default: all six).
@@ -190,9 +190,9 @@ pub struct Prompt {
     pub attachments: Vec<String>,
 }
 
-/// A tool shown to the model.
+/// A tool of the task (`tools:` in task.yaml), shown to the model.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ToolSpec {
+pub struct TaskTool {
     /// The name.
     pub name: String,
     /// What it does.
@@ -375,7 +375,7 @@ impl Task {
     }
 
     /// Task tools backed by a service endpoint (system tools listed in `tools:` excluded).
-    pub fn service_tools(&self) -> impl Iterator<Item = (&ToolSpec, &ToolEndpoint)> {
+    pub fn service_tools(&self) -> impl Iterator<Item = (&TaskTool, &ToolEndpoint)> {
         self.tools
             .iter()
             .filter_map(|t| self.endpoint(&t.name).map(|e| (t, e)))

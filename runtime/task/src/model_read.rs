@@ -4,13 +4,13 @@
 use crate::check::Check;
 use crate::model::{
     Environment, ExpectedAction, RubricItem, SafetyCheck, SafetyKind, ScoringComponent, TaskLimits,
-    ToolSpec, UserAgent,
+    TaskTool, UserAgent,
 };
 use crate::read::{Cx, FromNode, Map};
 use crate::user_script::UserScript;
 use crate::yaml::Node;
 
-impl FromNode for ToolSpec {
+impl FromNode for TaskTool {
     fn read(cx: &mut Cx<'_>, n: &Node, path: &str) -> Option<Self> {
         let mut m = Map::open(cx, n, path)?;
         let name = m.req("name", "name the tool: `name: gmail_list_messages`");
@@ -26,7 +26,7 @@ impl FromNode for ToolSpec {
             m.cx.error(&f, pos, "expected a JSON Schema object", Some(hint.into()));
         }
         m.finish(&["name", "description", "input_schema"]);
-        Some(ToolSpec {
+        Some(TaskTool {
             name: name?,
             description,
             input_schema,

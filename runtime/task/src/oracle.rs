@@ -22,7 +22,7 @@ use crate::yaml::{Node, Value};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Oracle {
     /// What the agent does, in order.
-    pub steps: Vec<Step>,
+    pub steps: Vec<OracleStep>,
     /// The final answer text.
     pub answer: String,
 }
@@ -30,18 +30,18 @@ pub struct Oracle {
 /// One assistant turn of the oracle.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Step {
+pub enum OracleStep {
     /// One tool call (`call: TOOL, args: {...}`).
-    Call(ToolCall),
+    Call(OracleCall),
     /// Several tool calls in one assistant message (`parallel: [...]`).
-    Parallel(Vec<ToolCall>),
+    Parallel(Vec<OracleCall>),
     /// A message without tool calls (`say: TEXT`).
     Say(String),
 }
 
 /// A tool call of the oracle.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ToolCall {
+pub struct OracleCall {
     /// The tool's name (a task tool or a system tool).
     pub call: String,
     /// The arguments (a JSON object; default `{}`).
@@ -51,17 +51,17 @@ pub struct ToolCall {
 impl Oracle {
     /// Every tool call, in order, with its field path relative to `oracle`
     /// (`steps[2].parallel[1]`).
-    pub fn calls(&self) -> Vec<(String, &ToolCall)> {
+    pub fn calls(&self) -> Vec<(String, &OracleCall)> {
         let mut out = Vec::new();
         for (i, step) in self.steps.iter().enumerate() {
             match step {
-                Step::Call(c) => out.push((format!("steps[{i}]"), c)),
-                Step::Parallel(cs) => {
+                OracleStep::Call(c) => out.push((format!("steps[{i}]"), c)),
+                OracleStep::Parallel(cs) => {
                     for (j, c) in cs.iter().enumerate() {
                         out.push((format!("steps[{i}].parallel[{j}]"), c));
                     }
                 }
-                Step::Say(_) => {}
+                OracleStep::Say(_) => {}
             }
         }
         out
@@ -86,7 +86,7 @@ impl FromNode for Oracle {
     }
 }
 
-impl FromNode for ToolCall {
+impl FromNode for OracleCall {
     fn read(cx: &mut Cx<'_>, n: &Node, path: &str) -> Option<Self> {
         let mut m = Map::open(cx, n, path)?;
         let call = m.req("call", "name the tool: `call: TOOL_NAME`");
@@ -108,18 +108,18 @@ impl FromNode for ToolCall {
             }
         };
         m.finish(&["call", "args"]);
-        Some(ToolCall {
+        Some(OracleCall {
             call: call?,
             args: args?,
         })
     }
 }
 
-impl FromNode for Step {
+impl FromNode for OracleStep {
     fn read(cx: &mut Cx<'_>, n: &Node, path: &str) -> Option<Self> {
         let hint = "a step is `call: TOOL` (with `args:`), `parallel: [...]` or `say: TEXT`";
         if n.get("call").is_some() {
-            return ToolCall::read(cx, n, path).map(Step::Call);
+            return OracleCall::read(cx, n, path).map(OracleStep::Call);
         }
         let mut m = Map::open(cx, n, path)?;
         let step = if let Some(p) = m.node("parallel") {
@@ -127,7 +127,7 @@ impl FromNode for Step {
                 Value::Seq(items) => {
                     let mut out = Vec::new();
                     for (i, item) in items.iter().enumerate() {
-                        out.push(ToolCall::read(
+                        out.push(OracleCall::read(
                             m.cx,
                             item,
                             &index(&join(path, "parallel"), i),
@@ -145,9 +145,9 @@ impl FromNode for Step {
                     None
                 }
             };
-            calls.map(Step::Parallel)
+            calls.map(OracleStep::Parallel)
         } else if m.has("say") {
-            m.req::<String>("say", hint).map(Step::Say)
+            m.req::<String>("say", hint).map(OracleStep::Say)
         } else {
             m.cx.error(path, n.pos, "not a step", Some(hint.into()));
             return None;

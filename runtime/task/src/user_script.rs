@@ -50,7 +50,7 @@ pub struct UserRule {
 
 /// What the scripted user says.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UserReply {
+pub struct ScriptedReply {
     /// The reply text.
     pub text: String,
     /// Whether the dialogue ends after it.
@@ -88,18 +88,18 @@ impl UserScript {
 
 impl ScriptedUser {
     /// The user's answer to the agent's latest message.
-    pub fn reply(&mut self, agent_text: &str) -> UserReply {
+    pub fn reply(&mut self, agent_text: &str) -> ScriptedReply {
         for (re, rule, fired) in &mut self.rules {
             if (*fired && rule.once) || !re.is_match(agent_text) {
                 continue;
             }
             *fired = true;
-            return UserReply {
+            return ScriptedReply {
                 done: rule.done || rule.reply.contains(DONE),
                 text: rule.reply.clone(),
             };
         }
-        UserReply {
+        ScriptedReply {
             done: self.default.contains(DONE),
             text: self.default.clone(),
         }

@@ -2,8 +2,8 @@
 
 use clawrun_task::yaml::Value;
 use clawrun_task::{
-    Check, Evidence, Group, LoadedTask, Matcher, NumberSource, RowSelector, SafetyKind, Step,
-    Suite, SystemTool, Task, TextField,
+    Check, EvidenceSource, Group, LoadedTask, Matcher, NumberSource, OracleStep, RowSelector,
+    SafetyKind, Suite, SystemTool, Task, TextField,
 };
 use serde_json::json;
 
@@ -122,9 +122,9 @@ fn native_rubric() {
             description: None,
             rubric: Some("Is the total right?".into()),
             evidence: vec![
-                Evidence::Conversation,
-                Evidence::Audit,
-                Evidence::File("/workspace/report.md".into())
+                EvidenceSource::Conversation,
+                EvidenceSource::Audit,
+                EvidenceSource::File("/workspace/report.md".into())
             ],
         }
     );
@@ -139,16 +139,21 @@ fn oracle_steps() {
     let t = demo().task;
     let o = t.oracle.as_ref().unwrap();
     assert_eq!(o.steps.len(), 4);
-    let Step::Call(c) = &o.steps[0] else { panic!() };
+    let OracleStep::Call(c) = &o.steps[0] else {
+        panic!()
+    };
     assert_eq!(
         (c.call.as_str(), &c.args),
         ("gmail_list_messages", &json!({"days_back": 30}))
     );
-    let Step::Parallel(cs) = &o.steps[1] else {
+    let OracleStep::Parallel(cs) = &o.steps[1] else {
         panic!()
     };
     assert_eq!(cs[1].args, json!({"file_path": "notes.md"}));
-    assert_eq!(o.steps[2], Step::Say("Which file should I write?".into()));
+    assert_eq!(
+        o.steps[2],
+        OracleStep::Say("Which file should I write?".into())
+    );
     assert_eq!(o.answer, "The total is 485000.");
     let paths: Vec<String> = o.calls().into_iter().map(|(p, _)| p).collect();
     assert_eq!(
@@ -257,7 +262,7 @@ fn task_from_text_alone_and_derived_groups() {
 fn standalone_oracle_file() {
     use clawrun_task::Oracle;
     let o = Oracle::from_yaml("steps:\n  - say: hi\nanswer: done\n", "script.yaml").unwrap();
-    assert_eq!(o.steps, [Step::Say("hi".into())]);
+    assert_eq!(o.steps, [OracleStep::Say("hi".into())]);
     let e = Oracle::from_yaml("steps:\n  - shout: hi\n", "script.yaml").unwrap_err();
     assert_eq!(
         e.to_string(),

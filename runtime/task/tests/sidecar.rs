@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clawrun_task::{Error, Group, LoadedTask, SIDECAR_FILE, Step, Suite, Task};
+use clawrun_task::{Error, Group, LoadedTask, OracleStep, SIDECAR_FILE, Suite, Task};
 
 const T002: &str = "T002_email_triage";
 const C01: &str = "C01zh_mortgage_prepay";
@@ -112,7 +112,7 @@ fn sidecar_extensions_are_merged() {
     assert!(t.task.rubric[0].gate);
     let oracle = t.task.oracle.as_ref().expect("oracle");
     assert_eq!(oracle.steps.len(), 2);
-    assert!(matches!(&oracle.steps[1], Step::Parallel(c) if c.len() == 2));
+    assert!(matches!(&oracle.steps[1], OracleStep::Parallel(c) if c.len() == 2));
     assert_eq!(oracle.answer, "Needs reply - msg_001. Spam - msg_004.");
     // Where each field was written.
     let side = t.sidecar.as_ref().expect("sidecar");

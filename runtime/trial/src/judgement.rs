@@ -19,8 +19,8 @@ use crate::claw_eval::{ClawEvalGrader, GraderOutcome, JudgeDoor, export, verdict
 use crate::grading::{Grading, TaskGrading};
 use crate::{TaskEnv, TrialOutput};
 
-/// A played trial's judgement: its status and error, and the verdicts of the grading chosen.
-pub struct Judgement {
+/// A played trial as judged: its status and error, and the verdicts of the grading chosen.
+pub struct Judged {
     /// Scored, task error or infrastructure error.
     pub status: Status,
     /// Why the trial was not scored, if it was not.
@@ -54,7 +54,7 @@ impl Judging<'_> {
         trial: u32,
         output: &TrialOutput,
         dir: &Path,
-    ) -> Result<Judgement> {
+    ) -> Result<Judged> {
         let mut status = match output.outcome {
             Outcome::InfraError => Status::InfraError,
             Outcome::TaskError => Status::TaskError,
@@ -96,7 +96,7 @@ impl Judging<'_> {
                 }
             }
         }
-        Ok(Judgement {
+        Ok(Judged {
             status,
             error,
             verdict,

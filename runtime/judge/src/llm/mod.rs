@@ -9,7 +9,7 @@ pub mod parse;
 pub mod prompt;
 
 use clawrun_agents::{Conversation, Message};
-use clawrun_task::check::Evidence as Source;
+use clawrun_task::check::EvidenceSource as Source;
 
 pub use self::parse::{JudgeReply, parse_reply};
 use crate::checks::Finding;

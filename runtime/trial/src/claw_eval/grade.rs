@@ -77,7 +77,7 @@ impl Graded {
 }
 
 /// One grading: its outcome and the record kept in the run folder (`grading.json`).
-pub struct Grading {
+pub struct GraderRun {
     /// What the grader said.
     pub outcome: GraderOutcome,
     /// The driver's result, the judge exchanges and the interpreter's output.
@@ -164,7 +164,7 @@ impl ClawEvalGrader {
         judge: Arc<JudgeDoor>,
         judge_model: Option<&str>,
         seed: u64,
-    ) -> Result<Grading> {
+    ) -> Result<GraderRun> {
         let base = self.base()?;
         let files = self.task(task)?;
         let out = format!("{EVIDENCE_DIR}/result.json");
@@ -242,7 +242,7 @@ impl ClawEvalGrader {
             "stdout": stdout,
             "stderr": stderr,
         });
-        Ok(Grading { outcome, record })
+        Ok(GraderRun { outcome, record })
     }
 }
 

@@ -12,5 +12,5 @@ pub mod server;
 pub mod verdict;
 
 pub use self::checkout::Checkout;
-pub use self::grade::{ClawEvalGrader, Graded, GraderOutcome, Grading};
+pub use self::grade::{ClawEvalGrader, Graded, GraderOutcome, GraderRun};
 pub use self::judge_door::JudgeDoor;
