@@ -10,13 +10,13 @@
 //! - [`search`]: the search of one task; [`shrink`]: confirming and minimising a failure.
 //! - [`reproduce`]: reproducer folders (plan file, run folders by `clawrun run`, checked) and
 //!   `--regress`.
-//! - [`report`]: `fuzz.json`, `report.md`, `index.html`; [`page`]: one failure's page.
+//! - [`report`]: `fuzz.json`, `report.md`, `index.html`, and each failure's page (rendered by
+//!   `clawrun_report::render::html::failure`).
 
 #![deny(missing_docs)]
 
 pub mod mutate;
 pub mod observe;
-pub mod page;
 pub mod pool;
 pub mod report;
 pub mod reproduce;

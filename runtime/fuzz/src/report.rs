@@ -9,10 +9,10 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::observe::FailureKind;
-use super::page::{FailurePage, Side};
 use super::reproduce::{RUN_DIR, ReproMeta, Reproduction, TWIN_DIR};
 use super::search::{Confirm, Finding, TaskSearch, by_kind};
 use super::{FuzzOptions, FuzzResult};
+use clawrun_report::render::html::failure::{self, FailurePage, Side};
 use clawrun_run::agent_spec::RecordedRun;
 
 /// The session's machine-readable summary.
@@ -408,7 +408,7 @@ pub fn write_failure_page(
             meta.confirm.of
         ),
     ];
-    let html = super::page::render(&FailurePage {
+    let html = failure::render(&FailurePage {
         task_id: &meta.task_id,
         agent: &meta.agent,
         kind: meta.kind.name(),

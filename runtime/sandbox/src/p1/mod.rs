@@ -20,8 +20,9 @@ mod convert;
 mod fds;
 mod host;
 mod poll;
+mod support;
 
-pub(crate) use host::open_standard_fds;
+pub(crate) use support::open_standard_fds;
 
 use super::state::StoreData;
 

@@ -7,6 +7,7 @@
 //! - [`viewer`]: the viewer's embedded data and trial picker.
 
 pub mod compare;
+pub mod failure;
 pub mod page;
 pub mod viewer;
 
