@@ -293,7 +293,7 @@ fn run_reactor(
     )
     .map_err(|e| UsageError(format!("program '{}': {e:#}", path.display())))?;
     let fs = SharedFs::new(vfs, clock);
-    runtime.run_module(fs, config)
+    Ok(runtime.run_module(fs, config)?)
 }
 
 /// argv\[0\]: the file name only, so no host path reaches the guest.

@@ -5,7 +5,7 @@
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use crate::error::SandboxError;
 use wasmtime::component::Component;
 use wasmtime::{Engine, Module};
 
@@ -121,8 +121,8 @@ impl ComponentCache {
         &self,
         engine: &Engine,
         key: &blake3::Hash,
-        build: impl FnOnce() -> Result<Vec<u8>>,
-    ) -> Result<C> {
+        build: impl FnOnce() -> Result<Vec<u8>, SandboxError>,
+    ) -> Result<C, SandboxError> {
         let path = self.path_for(key);
         if let Some(loaded) = path.as_deref().and_then(|p| Self::load_entry(engine, p)) {
             return Ok(loaded);
@@ -154,21 +154,25 @@ impl ComponentCache {
         &self,
         engine: &Engine,
         path: Option<&Path>,
-        build: impl FnOnce() -> Result<Vec<u8>>,
-    ) -> Result<C> {
+        build: impl FnOnce() -> Result<Vec<u8>, SandboxError>,
+    ) -> Result<C, SandboxError> {
         let bytes = build()?;
-        let compiled = C::precompile(engine, &bytes)
-            .map_err(anyhow::Error::from)
-            .with_context(|| format!("compiling the {}", C::WHAT))?;
+        let compiled = C::precompile(engine, &bytes).map_err(|source| SandboxError::Compile {
+            what: "compiling",
+            kind: C::WHAT,
+            source,
+        })?;
         if let Some(path) = path
             && let Err(e) = store_atomically(path, &compiled)
         {
             tracing::warn!("could not write compile cache {}: {e:#}", path.display());
         }
         // SAFETY: `compiled` was produced by `C::precompile` on this very engine.
-        unsafe { C::deserialize(engine, &compiled) }
-            .map_err(anyhow::Error::from)
-            .with_context(|| format!("loading the compiled {}", C::WHAT))
+        unsafe { C::deserialize(engine, &compiled) }.map_err(|source| SandboxError::Compile {
+            what: "loading the compiled",
+            kind: C::WHAT,
+            source,
+        })
     }
 }
 
@@ -194,8 +198,10 @@ fn lock_entry(path: &Path) -> Option<std::fs::File> {
 
 /// Writes `bytes` to `path` through a temporary file and a rename, so readers never see a
 /// partial artifact.
-fn store_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().context("cache path has no parent")?;
+fn store_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("cache path has no parent"))?;
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(
         ".{}.{}.tmp",

@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod clock;
 pub mod door;
+pub mod error;
 pub mod fs;
 pub mod http;
 pub mod output;
@@ -29,6 +30,7 @@ pub mod tools;
 pub(crate) use self::run::{prepare_store, start_epoch_ticker};
 pub(crate) use self::state::StoreData;
 
+pub use self::error::SandboxError;
 pub use self::run::{
     DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_MAX_MEMORY, DEFAULT_OUTPUT_CAP, Mount, Program,
     RunConfig, RunOutcome, Sandbox, SandboxConfig, Status, trial_backstop,

@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use anyhow::Result;
 use wasmtime::StoreContextMut;
 use wasmtime::component::{ComponentType, Lift, Linker, Lower};
 

@@ -1,7 +1,10 @@
 //! Programs a sandbox can run: WASI p2 components, and core wasip1 modules (run on clawrun's
 //! own preview 1 host, see `sandbox::p1`).
 
-use anyhow::{Context, Result, bail};
+use crate::error::SandboxError;
+
+/// The sandbox's results.
+type Result<T, E = SandboxError> = std::result::Result<T, E>;
 
 /// What kind of WebAssembly binary a program is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,18 +18,16 @@ pub enum ProgramKind {
 /// Tells a component from a core module by its header.
 pub fn detect(bytes: &[u8]) -> Result<ProgramKind> {
     if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
-        bail!("not a WebAssembly binary (it does not start with the `\\0asm` magic bytes)");
+        return Err(SandboxError::NotAProgram(
+            "not a WebAssembly binary (it does not start with the `\\0asm` magic bytes)".into(),
+        ));
     }
     match [bytes[4], bytes[5], bytes[6], bytes[7]] {
         [1, 0, 0, 0] => Ok(ProgramKind::CoreWasip1),
         [0x0d, 0, 1, 0] => Ok(ProgramKind::Component),
-        [a, b, c, d] => bail!(
-            "unsupported WebAssembly binary version {:#04x} {:#04x} {:#04x} {:#04x}",
-            a,
-            b,
-            c,
-            d
-        ),
+        [a, b, c, d] => Err(SandboxError::NotAProgram(format!(
+            "unsupported WebAssembly binary version {a:#04x} {b:#04x} {c:#04x} {d:#04x}"
+        ))),
     }
 }
 
@@ -38,10 +39,12 @@ pub fn is_run_reactor(module: &[u8]) -> Result<bool> {
     let mut start = false;
     for payload in wasmparser::Parser::new(0).parse_all(module) {
         if let wasmparser::Payload::ExportSection(exports) =
-            payload.context("reading the module")?
+            payload.map_err(|e| SandboxError::NotAProgram(format!("reading the module: {e}")))?
         {
             for export in exports {
-                let export = export.context("reading the module's exports")?;
+                let export = export.map_err(|e| {
+                    SandboxError::NotAProgram(format!("reading the module's exports: {e}"))
+                })?;
                 if export.kind == wasmparser::ExternalKind::Func {
                     run |= export.name == "run";
                     start |= export.name == "_start";

@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use crate::error::SandboxError;
+
+/// The sandbox's results.
+type Result<T, E = SandboxError> = std::result::Result<T, E>;
 use clawrun_vfs::{NodeKind, Vfs};
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
@@ -273,7 +276,7 @@ pub struct RunOutcome {
     pub vfs: Vfs,
 }
 
-fn engine(pooling: bool) -> Result<Engine> {
+fn engine(pooling: bool) -> wasmtime::Result<Engine> {
     let mut config = Config::new();
     config.consume_fuel(true);
     config.epoch_interruption(true);
@@ -298,23 +301,25 @@ fn engine(pooling: bool) -> Result<Engine> {
         }
         config.allocation_strategy(InstanceAllocationStrategy::OnDemand);
     }
-    Engine::new(&config).map_err(anyhow::Error::from)
+    Engine::new(&config)
 }
 
 impl Sandbox {
     /// Creates the engine and links our WASI host (stock wasmtime-wasi, with the filesystem
     /// and monotonic clock shadowed by ours).
     pub fn new(config: SandboxConfig) -> Result<Self> {
-        let engine = engine(config.pooling)?;
+        let engine = engine(config.pooling).map_err(SandboxError::Engine)?;
         let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;
-        wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)
-            .map_err(anyhow::Error::from)?;
-        fs::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
-        clock::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
-        process::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
         let mut p1_linker = wasmtime::Linker::new(&engine);
-        p1::add_to_linker(&mut p1_linker).map_err(anyhow::Error::from)?;
+        (|| -> wasmtime::Result<()> {
+            wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+            wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
+            fs::add_to_linker(&mut linker)?;
+            clock::add_to_linker(&mut linker)?;
+            process::add_to_linker(&mut linker)?;
+            p1::add_to_linker(&mut p1_linker)
+        })()
+        .map_err(SandboxError::Engine)?;
         let cache = ComponentCache::new(&engine, config.cache_dir);
         start_epoch_ticker(&engine);
         Ok(Self {
@@ -332,14 +337,17 @@ impl Sandbox {
     /// would coexist and the linker's semver matching could hand guests the stock host.
     pub fn check_filesystem_shadows_stock(&self) -> Result<()> {
         let mut linker: Linker<StoreData> = Linker::new(&self.engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(anyhow::Error::from)?;
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(SandboxError::Engine)?;
         match fs::add_to_linker_unshadowed(&mut linker) {
             Err(e) if format!("{e:#}").contains("defined twice") => Ok(()),
-            Err(e) => bail!("unexpected error installing the filesystem host: {e:#}"),
-            Ok(()) => bail!(
+            Err(e) => Err(SandboxError::WitDrift(format!(
+                "unexpected error installing the filesystem host: {e:#}"
+            ))),
+            Ok(()) => Err(SandboxError::WitDrift(
                 "our wasi:filesystem did not collide with wasmtime-wasi's: the WIT in \
                  runtime/sandbox/wit has drifted from the stock version; re-copy it"
-            ),
+                    .into(),
+            )),
         }
     }
 
@@ -382,11 +390,12 @@ impl Sandbox {
         let pre = self
             .linker
             .instantiate_pre(&component)
-            .map_err(anyhow::Error::from)
-            .context("the program needs imports the sandbox does not provide")?;
-        CommandPre::new(pre)
-            .map_err(anyhow::Error::from)
-            .context("the program is not a WASI command (it exports no `wasi:cli/run`)")
+            .map_err(SandboxError::MissingImports)?;
+        CommandPre::new(pre).map_err(|e| {
+            SandboxError::NotACommand(format!(
+                "the program is not a WASI command (it exports no `wasi:cli/run`): {e:#}"
+            ))
+        })
     }
 
     /// Compiles (or takes from the cache) and links a wasip1 command module against our
@@ -400,15 +409,15 @@ impl Sandbox {
             .cache
             .load_or_compile(&self.engine, hash, || Ok(bytes.to_vec()))?;
         if module.get_export("_start").is_none() {
-            bail!(
+            return Err(SandboxError::NotACommand(
                 "the wasip1 module exports no `_start`: it is not a command (a reactor that \
                  exports `run` is run through `clawrun exec`)"
-            );
+                    .into(),
+            ));
         }
         self.p1_linker
             .instantiate_pre(&module)
-            .map_err(anyhow::Error::from)
-            .context("the program needs imports the sandbox does not provide")
+            .map_err(SandboxError::MissingImports)
     }
 
     fn lock_loaded(&self) -> std::sync::MutexGuard<'_, HashMap<blake3::Hash, ProgramPre>> {
@@ -433,7 +442,7 @@ impl Sandbox {
                         writable: m.writable,
                         fs: None,
                     }),
-                    None => bail!("mount point {} is not a directory in the VFS", m.guest_path),
+                    None => Err(SandboxError::MountPoint(m.guest_path.clone())),
                 }
             })
             .collect::<Result<Vec<_>>>()?;
@@ -530,7 +539,7 @@ pub(crate) fn prepare_store(
     };
     let mut store = Store::new(engine, data);
     store.limiter(|s| &mut s.limits);
-    store.set_fuel(config.fuel).map_err(anyhow::Error::from)?;
+    store.set_fuel(config.fuel).map_err(SandboxError::Store)?;
     match config.deadline {
         Some(limit) => {
             store.set_epoch_deadline(ticks(limit));

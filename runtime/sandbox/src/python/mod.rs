@@ -11,7 +11,7 @@ pub mod judge_imports;
 pub mod launcher;
 pub mod runtime;
 
-pub use self::install::{Installation, WheelSource};
+pub use self::install::{InstallError, Installation, WheelSource};
 pub use self::judge_imports::JudgeImports;
 pub use self::launcher::{judge_launcher, launcher};
 pub use self::runtime::PythonRuntime;

@@ -5,7 +5,10 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use crate::error::SandboxError;
+
+/// The interpreter's results.
+type Result<T, E = SandboxError> = std::result::Result<T, E>;
 use clawrun_vfs::{NodeKind, Vfs};
 use wasmtime::{Caller, Config, Engine, InstancePre, Linker, Module};
 
@@ -39,7 +42,7 @@ pub struct PythonRuntime {
 /// The engine configuration CPython needs: exceptions (its build uses the wasm
 /// exception-handling proposal), an 8 MiB wasm stack, fuel and epochs as for every guest. On
 /// demand instance allocation: the pool of the other guests is sized for small tools.
-fn engine() -> Result<Engine> {
+fn engine() -> wasmtime::Result<Engine> {
     let mut config = Config::new();
     config.consume_fuel(true);
     config.epoch_interruption(true);
@@ -49,7 +52,7 @@ fn engine() -> Result<Engine> {
     config.max_wasm_stack(WASM_STACK);
     // Checked against the wasm stack even though runs are synchronous.
     config.async_stack_size(WASM_STACK + (1 << 20));
-    Engine::new(&config).map_err(anyhow::Error::from)
+    Engine::new(&config)
 }
 
 impl PythonRuntime {
@@ -59,11 +62,11 @@ impl PythonRuntime {
     /// milliseconds.
     pub fn load(install: &Installation, cache_dir: Option<&Path>) -> Result<Self> {
         let module_path = install.snapshot();
-        let module = std::fs::read(&module_path)
-            .with_context(|| format!("reading {}", module_path.display()))?;
-        let stdlib_path = install.stdlib();
-        let stdlib = std::fs::read(&stdlib_path)
-            .with_context(|| format!("reading {}", stdlib_path.display()))?;
+        let read = |path: std::path::PathBuf| {
+            std::fs::read(&path).map_err(|source| SandboxError::Read { path, source })
+        };
+        let module = read(module_path)?;
+        let stdlib = read(install.stdlib())?;
         Self::from_module(&module, Some(&stdlib), cache_dir)
     }
 
@@ -75,7 +78,7 @@ impl PythonRuntime {
         stdlib: Option<&[u8]>,
         cache_dir: Option<&Path>,
     ) -> Result<Self> {
-        let engine = engine()?;
+        let engine = engine().map_err(SandboxError::Engine)?;
         let mut hasher = blake3::Hasher::new();
         hasher.update(b"clawrun python reactor v2: core module on the preview 1 host\0");
         hasher.update(module);
@@ -92,7 +95,7 @@ impl PythonRuntime {
         let module: Module = cache.load_or_compile(&engine, &key, || Ok(module.to_vec()))?;
 
         let mut linker: Linker<StoreData> = Linker::new(&engine);
-        p1::add_to_linker(&mut linker).map_err(anyhow::Error::from)?;
+        p1::add_to_linker(&mut linker).map_err(SandboxError::Engine)?;
         // The wheel's host door: served as a doorbell when the run offers one (see
         // `crate::door`), otherwise every call answers -1.
         linker
@@ -107,17 +110,20 @@ impl PythonRuntime {
                     Ok(answer.code)
                 },
             )
-            .map_err(anyhow::Error::from)?;
+            .map_err(SandboxError::Engine)?;
         let pre = linker
             .instantiate_pre(&module)
-            .map_err(anyhow::Error::from)
-            .context("linking the reactor")?;
+            .map_err(SandboxError::MissingImports)?;
         start_epoch_ticker(&engine);
 
         let mut layer = Vfs::new();
-        let stdlib_dir = layer.create_dir_all(STDLIB_GUEST_DIR)?;
+        let stdlib_dir = layer
+            .create_dir_all(STDLIB_GUEST_DIR)
+            .map_err(SandboxError::Layer)?;
         if let Some(stdlib) = stdlib {
-            layer.write_file(&format!("{STDLIB_GUEST_DIR}/{STDLIB_GUEST_NAME}"), stdlib)?;
+            layer
+                .write_file(&format!("{STDLIB_GUEST_DIR}/{STDLIB_GUEST_NAME}"), stdlib)
+                .map_err(SandboxError::Layer)?;
         }
         Ok(Self {
             engine,
@@ -164,7 +170,9 @@ impl PythonRuntime {
                 .and_then(|i| state.vfs.kind(i).ok())
                 != Some(NodeKind::Directory)
             {
-                bail!("python3: the working directory {cwd} is not a directory");
+                return Err(SandboxError::NotADirectory(format!(
+                    "python3: the working directory {cwd} is not a directory"
+                )));
             }
         }
         config.args = super::argv::interpreter_argv(cwd, &config.args, judge);
@@ -202,7 +210,7 @@ impl PythonRuntime {
                     .ok()
                     .filter(|&i| state.vfs.kind(i).ok() == Some(NodeKind::Directory));
                 let Some(ino) = ino else {
-                    bail!("mount point {} is not a directory in the VFS", m.guest_path);
+                    return Err(SandboxError::MountPoint(m.guest_path.clone()));
                 };
                 preopens.push(Preopen {
                     ino,
@@ -224,10 +232,12 @@ impl PythonRuntime {
                     let result = run_reactor(&pre, store);
                     Ok(prepared.finish(result, fs))
                 })
-                .context("starting the interpreter's thread")?;
+                .map_err(|e| {
+                    SandboxError::Thread(format!("starting the interpreter's thread: {e}"))
+                })?;
             handle
                 .join()
-                .map_err(|_| anyhow::anyhow!("the interpreter's thread panicked"))?
+                .map_err(|_| SandboxError::Thread("the interpreter's thread panicked".into()))?
         })
     }
 }
