@@ -52,7 +52,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env()).unwrap();
+    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env());
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let suite = clawrun::task::Suite::open(root).unwrap();
     let task = TaskEnv::prepare(suite.load(TASK).unwrap(), None).unwrap();

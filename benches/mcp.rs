@@ -293,7 +293,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env()).unwrap();
+    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env());
     clawrun::agents::llm::install_crypto_provider();
     let task = task();
     // A warm-up trial (compiles what the trials share).

@@ -69,7 +69,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env()).unwrap();
+    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env());
 
     let mut group = c.benchmark_group("oracle_trial");
     for (id, rate) in [("e2e_mail", "0.5"), ("e2e_chat", "0.5")] {
@@ -87,7 +87,7 @@ fn main() {
     // Start-up: a fresh engine (warm on-disk compile cache), load + prepare the task, one trial.
     c.bench_function("start_to_first_trial", |b| {
         b.iter(|| {
-            let h = Harness::new(clawrun::sandbox::SandboxConfig::from_env()).unwrap();
+            let h = Harness::new(clawrun::sandbox::SandboxConfig::from_env());
             let task = prepare("e2e_mail", "0.5");
             black_box(one_trial(&rt, &h, &task, 0))
         })

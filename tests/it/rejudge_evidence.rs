@@ -96,7 +96,7 @@ fn a_trace_gives_back_every_bundled_task_s_evidence_and_judge_prompts() {
     let plan = options.fault_plan().unwrap();
     let tasks = prepare_tasks(&options, plan.as_ref()).unwrap();
     assert!(tasks.len() > 80);
-    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env()).unwrap();
+    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -223,7 +223,7 @@ fn oracle_with_faults_replays_identically() {
 
 #[test]
 fn judge_files_are_invisible_during_execution() {
-    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env()).unwrap();
+    let harness = Harness::new(clawrun::sandbox::SandboxConfig::from_env());
     let suite_dir = suite();
     let s = clawrun::task::Suite::open(&suite_dir).unwrap();
     let loaded = s.load("tasks/e2e_mail").unwrap();

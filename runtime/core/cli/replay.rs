@@ -155,7 +155,7 @@ pub fn replay_command(args: ReplayArgs) -> Result<i32> {
         .into_iter()
         .map(|t| t.with_web(Arc::clone(&web)))
         .collect();
-    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env())?;
+    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -63,7 +63,7 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
         .collect();
     // A checkout's tasks are graded by their grader.py: its judge calls decide `needs-judge`.
     let grading = Grading::resolve(GraderChoice::Auto, None, &args.suite)?;
-    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env())?;
+    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -133,7 +133,7 @@ pub fn fuzz(options: &FuzzOptions) -> Result<FuzzResult> {
     if prepared.tasks.is_empty() {
         return Err(SetupError::Usage("nothing to fuzz: no runnable task selected".into()).into());
     }
-    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env())?;
+    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env());
     let agent = match &run.agent {
         AgentSpec::Model(m) => AgentSpec::Model(with_cache(m, run.cache)),
         other => other.clone(),

@@ -332,7 +332,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         ))
         .into());
     }
-    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env())?;
+    let harness = Harness::new(clawrun_sandbox::SandboxConfig::from_env());
     let agent = match &options.agent {
         AgentSpec::Model(m) => AgentSpec::Model(with_cache(m, options.cache)),
         other => other.clone(),

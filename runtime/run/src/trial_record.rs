@@ -237,7 +237,7 @@ fn start_and_run(
     let user = simulated_user(worker, task, recorded.as_deref(), seed)?;
     let mut limits = Limits::of(task);
     limits.max_tokens = cx.max_tokens;
-    TrialInputs {
+    Ok(TrialInputs {
         rt,
         harness: cx.harness,
         task,
@@ -249,7 +249,7 @@ fn start_and_run(
         plan,
         share_faults: Some(place.faults.clone()),
     }
-    .run()
+    .run()?)
 }
 
 /// The simulated user of a multi-turn task: the recording when replaying, else an LLM playing

@@ -191,6 +191,11 @@ impl InstallationError {
     pub fn is(e: &anyhow::Error) -> bool {
         e.chain().any(|c| c.is::<InstallationError>())
     }
+
+    /// The installation failure `e` carries, with `e`'s whole message (its context kept).
+    pub fn of(e: &anyhow::Error) -> Option<InstallationError> {
+        Self::is(e).then(|| InstallationError(format!("{e:#}")))
+    }
 }
 
 /// A tool's program (or a program it started) passed the real-time backstop

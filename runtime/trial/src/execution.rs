@@ -115,7 +115,9 @@ pub struct TrialInputs<'a> {
 
 impl TrialInputs<'_> {
     /// Runs the trial: Setup fork, Execution (the agent loop), Judge-phase evidence.
-    pub fn run(self) -> Result<TrialOutput> {
+    /// `Err` only when clawrun's installation is broken (a tool or the interpreter does not
+    /// load): whatever the agent or the task causes ends as the trial's outcome.
+    pub fn run(self) -> Result<TrialOutput, InstallationError> {
         let TrialInputs {
             rt,
             harness,
@@ -165,7 +167,7 @@ impl TrialInputs<'_> {
 /// After Execution ended with `outcome`: the Judge phase's evidence, the `trace_end` event,
 /// the trial's output. A task whose Judge phase cannot run ends as that trial's task error,
 /// its trace kept.
-fn judge_and_finish(ex: Execution<'_>, outcome: Outcome) -> Result<TrialOutput> {
+fn judge_and_finish(ex: Execution<'_>, outcome: Outcome) -> Result<TrialOutput, InstallationError> {
     let Execution {
         harness,
         task,
@@ -200,7 +202,7 @@ fn judge_and_finish(ex: Execution<'_>, outcome: Outcome) -> Result<TrialOutput> 
         Outcome::TaskError | Outcome::InfraError => (outcome, snapshot::Judged::nothing(&env.vfs)),
         _ => match snapshot::judge_phase(harness, task, &mut env, &mut rec) {
             Ok(judged) => (outcome, judged),
-            Err(e) if InstallationError::is(&e) => return Err(e),
+            Err(e) if InstallationError::is(&e) => return Err(InstallationError(format!("{e:#}"))),
             Err(e) if RealTimeBackstop::is(&e) => {
                 error = Some(format!("the Judge phase: {e:#}"));
                 (Outcome::InfraError, snapshot::Judged::nothing(&env.vfs))

@@ -77,14 +77,14 @@ pub struct Harness {
 
 impl Harness {
     /// A harness whose sandbox is made from `config` (the CLI passes
-    /// [`SandboxConfig::from_env`]: the on-disk compile cache) when a trial first runs a guest: a run whose trials run none never pays
-    /// for the engine and its pool reservation.
-    pub fn new(config: SandboxConfig) -> Result<Self> {
-        Ok(Harness {
+    /// [`SandboxConfig::from_env`]: the on-disk compile cache) when a trial first runs a
+    /// guest: a run whose trials run none never pays for the engine and its pool reservation.
+    pub fn new(config: SandboxConfig) -> Self {
+        Harness {
             config,
             sandbox: OnceLock::new(),
             toolbox: Toolbox::new(),
-        })
+        }
     }
 
     /// The sandbox, created on first use; `Err` when the engine cannot be made (its message

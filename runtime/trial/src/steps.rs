@@ -196,7 +196,10 @@ impl<'a> Execution<'a> {
 
     /// Serves the turn's tool calls in order and appends their results as one user message;
     /// a call the host cannot serve ends Execution as a task error (its results not appended).
-    pub fn serve_tools(&mut self, uses: Vec<ToolUse>) -> Result<ControlFlow<Outcome>> {
+    pub fn serve_tools(
+        &mut self,
+        uses: Vec<ToolUse>,
+    ) -> Result<ControlFlow<Outcome>, InstallationError> {
         let mut results = Vec::with_capacity(uses.len());
         for (id, name, input) in uses {
             match self.serve_tool(id, name, input)? {
@@ -218,7 +221,7 @@ impl<'a> Execution<'a> {
         id: String,
         name: String,
         input: Value,
-    ) -> Result<ControlFlow<Outcome, Block>> {
+    ) -> Result<ControlFlow<Outcome, Block>, InstallationError> {
         self.rec.push(
             &self.env,
             EventKind::ToolCall {
@@ -237,7 +240,7 @@ impl<'a> Execution<'a> {
         );
         let result = match served {
             Ok(result) => result,
-            Err(e) if InstallationError::is(&e) => return Err(e),
+            Err(e) if InstallationError::is(&e) => return Err(InstallationError(format!("{e:#}"))),
             Err(e) if RealTimeBackstop::is(&e) => {
                 self.error = Some(format!("the {name} call: {e:#}"));
                 return Ok(ControlFlow::Break(Outcome::InfraError));
