@@ -11,15 +11,13 @@ use wiggle::{GuestMemory, GuestPtr};
 use super::convert;
 use super::fds::{Fd, OpenFile, borrow};
 use super::support::*;
-use super::types::{self, Errno, Error};
+use super::types::{self, Errno};
 use super::wasi_snapshot_preview1::WasiSnapshotPreview1;
 use crate::fs::bindings::wasi::filesystem::types::{
     self as fs, HostDescriptor, HostDirectoryEntryStream,
 };
 use crate::fs::{Descriptor, HasWasiVfs};
 use crate::state::StoreData;
-
-pub(super) type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Exit statuses `proc_exit` passes on as they are (a shell's range).
 const MAX_EXIT_STATUS: u32 = 255;

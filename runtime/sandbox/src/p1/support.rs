@@ -10,12 +10,14 @@ use wiggle::{GuestMemory, GuestPtr};
 
 use super::convert;
 use super::fds::{Fd, FdTable, OpenFile, borrow};
-use super::host::Result;
 use super::types::{self, Errno, Error};
 use crate::fs::bindings::wasi::filesystem::preopens::Host as _;
 use crate::fs::bindings::wasi::filesystem::types::{self as fs, HostDescriptor};
 use crate::fs::{Descriptor, HasWasiVfs};
 use crate::state::StoreData;
+
+/// The preview 1 calls' results: an errno, or a trap.
+pub(super) type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Opens descriptors 0, 1 and 2 on the store's stdio and 3.. on its preopens, in order.
 pub(crate) fn open_standard_fds(data: &mut StoreData) -> wasmtime::Result<()> {
