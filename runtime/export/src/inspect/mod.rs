@@ -1,0 +1,187 @@
+//! An Inspect AI log (`.eval`): the zip Inspect's own recorder writes
+//! (`inspect_ai/log/_recorders/eval.py`): `_journal/start.json` (the eval spec and plan),
+//! `samples/{id}_epoch_{n}.json` (one `EvalSample` per trial: the task is the sample, its
+//! trials the epochs), `_journal/summaries/1.json` and `summaries.json` (the samples'
+//! summaries), `reductions.json` (each task's epochs reduced by mean) and `header.json` (the
+//! `EvalLog` without samples: spec, plan, results, stats). Entries are deflated with a fixed
+//! timestamp and mode, in a fixed order, so the same run gives the same bytes.
+
+pub mod sample;
+
+use std::collections::BTreeMap;
+use std::io::{Cursor, Write};
+
+use clawrun_agents::Usage;
+use clawrun_report::Judgement;
+use serde_json::{Value, json};
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, DateTime, System, ZipWriter};
+
+use crate::error::ExportError;
+use crate::run::ExportRun;
+use crate::time::rfc3339;
+use crate::trial::TrialTrace;
+
+/// Inspect's log format version.
+pub const LOG_VERSION: u32 = 2;
+
+/// The figures of a verdict, as the score's value names them.
+const FIGURES: [&str; 5] = ["score", "completion", "safety", "robustness", "passed"];
+
+/// An agent as an Inspect model name (`provider/model`): `openai:gpt-5` -> `openai/gpt-5`;
+/// agents without a model (`oracle`, `scripted:FILE`, ...) -> `clawrun/oracle`, ...
+pub fn model_name(agent: &str) -> String {
+    match agent.split_once(':') {
+        Some((p, m)) if ["openai", "anthropic", "openrouter"].contains(&p) => format!("{p}/{m}"),
+        _ => format!("clawrun/{agent}"),
+    }
+}
+
+/// The `.eval` log of `run`, as bytes.
+pub fn eval_log(run: &ExportRun) -> Result<Vec<u8>, ExportError> {
+    let agent = run.agent().to_string();
+    let model = model_name(&agent);
+    let mut samples = Vec::new();
+    let mut summaries = Vec::new();
+    let mut usage = Usage::default();
+    let mut first_ns = u64::MAX;
+    let mut last_ns = 0;
+    // Per task: each counted trial's figures (unjudged trials and errors are not counted,
+    // as clawrun's reports count them).
+    let mut counted: BTreeMap<&str, Vec<[f64; 5]>> = BTreeMap::new();
+    let mut task_ids: Vec<&str> = Vec::new();
+    for trial in &run.trials {
+        let r = &trial.record;
+        let trace = TrialTrace::walk(&trial.events);
+        first_ns = first_ns.min(trace.start_ns);
+        last_ns = last_ns.max(trace.end_ns());
+        let s = sample::sample(trial, &trace, &agent);
+        let name = format!("samples/{}_epoch_{}.json", r.task_id, r.trial + 1);
+        samples.push((name, s.sample));
+        summaries.push(s.summary);
+        if r.calls_a_model() {
+            usage.add(Usage {
+                input_tokens: r.input_tokens,
+                output_tokens: r.output_tokens,
+                cached_input_tokens: r.cached_input_tokens,
+            });
+        }
+        if task_ids.last() != Some(&r.task_id.as_str()) {
+            task_ids.push(&r.task_id);
+        }
+        if let Some(v) = r.verdict.as_ref().filter(|_| r.is_scored())
+            && r.judgement() != Some(Judgement::Unjudged)
+        {
+            let s = &v.scores;
+            counted.entry(&r.task_id).or_default().push([
+                s.score,
+                s.completion,
+                s.safety,
+                s.robustness,
+                if s.passed { 1.0 } else { 0.0 },
+            ]);
+        }
+    }
+    let created = run.started.clone().unwrap_or_else(|| rfc3339(first_ns));
+    let epochs = run
+        .trials
+        .iter()
+        .map(|t| t.record.trial + 1)
+        .max()
+        .unwrap_or(1);
+    let spec = json!({
+        "eval_id": run.id, "run_id": run.id, "created": created, "task": "clawrun",
+        "task_id": run.id, "task_version": 0, "task_attribs": {}, "task_args": {},
+        "task_args_passed": {}, "solver": agent,
+        "dataset": {"name": "clawrun", "samples": task_ids.len(), "sample_ids": task_ids},
+        "model": model, "model_generate_config": {}, "model_args": {},
+        "config": {"epochs": epochs, "epochs_reducer": ["mean"]},
+        "packages": {"clawrun": run.clawrun_version()},
+        "metadata": {"clawrun": {"run_id": run.id, "settings": run.manifest,
+                     "manifests": run.manifest_names}},
+        "scorers": [{"name": sample::SCORER, "metadata": {
+            "figures": FIGURES, "note": "the verdict of clawrun's rubric or of the task's Claw-Eval grader (metadata.grader); rubric items in each score's metadata.items"}}],
+    });
+    let plan = json!({"name": "plan", "steps": [{"solver": agent, "params": {}}], "config": {}});
+    // Each task's mean over its counted trials; the metrics are means over tasks (clawrun's
+    // macro average).
+    let reduced: Vec<(&str, [f64; 5])> = counted
+        .iter()
+        .map(|(task, rows)| (*task, mean(rows.iter().copied())))
+        .collect();
+    let scored = counted.values().map(Vec::len).sum::<usize>();
+    let scores: Vec<Value> = if reduced.is_empty() {
+        Vec::new()
+    } else {
+        let overall = mean(reduced.iter().map(|(_, v)| *v));
+        FIGURES
+            .iter()
+            .zip(overall)
+            .map(|(name, value)| json!({
+                "name": name, "scorer": sample::SCORER, "reducer": "mean",
+                "scored_samples": scored, "unscored_samples": run.trials.len() - scored,
+                "params": {}, "metrics": {"mean": {"name": "mean", "value": value, "params": {}}},
+            }))
+            .collect()
+    };
+    let results = json!({
+        "total_samples": run.trials.len(), "completed_samples": scored, "scores": scores,
+        "metadata": {"note": "means over tasks of each task's mean over its counted trials (scored, not UNJUDGED), as clawrun's reports average"},
+    });
+    let model_usage = if usage == Usage::default() {
+        json!({})
+    } else {
+        json!({ model: sample::model_usage(&usage) })
+    };
+    let stats = json!({"started_at": created, "completed_at": rfc3339(last_ns),
+        "model_usage": model_usage, "role_usage": {}});
+    let reductions = json!([{
+        "scorer": sample::SCORER, "reducer": "mean",
+        "samples": reduced.iter().map(|(task, v)| json!({
+            "value": FIGURES.iter().zip(v).map(|(k, x)| (k.to_string(), json!(x))).collect::<serde_json::Map<_, _>>(),
+            "sample_id": task, "history": [],
+        })).collect::<Vec<_>>(),
+    }]);
+    let header = json!({
+        "version": LOG_VERSION, "status": "success", "eval": spec, "plan": plan,
+        "results": results, "stats": stats, "invalidated": false, "tags": [], "metadata": {},
+    });
+    let start = json!({"version": LOG_VERSION, "eval": header["eval"], "plan": header["plan"]});
+    let summaries = Value::Array(summaries);
+    let mut entries: Vec<(String, Value)> = vec![("_journal/start.json".into(), start)];
+    entries.extend(samples);
+    entries.push(("_journal/summaries/1.json".into(), summaries.clone()));
+    entries.push(("summaries.json".into(), summaries));
+    entries.push(("reductions.json".into(), reductions));
+    entries.push(("header.json".into(), header));
+    write_zip(&entries)
+}
+
+/// The mean of each figure over `rows`.
+fn mean(rows: impl Iterator<Item = [f64; 5]>) -> [f64; 5] {
+    let mut sum = [0.0; 5];
+    let mut n = 0.0;
+    for row in rows {
+        for (s, x) in sum.iter_mut().zip(row) {
+            *s += x;
+        }
+        n += 1.0;
+    }
+    sum.map(|s| s / n)
+}
+
+/// The zip of `entries` (name, JSON), deflated, with a fixed timestamp and mode.
+fn write_zip(entries: &[(String, Value)]) -> Result<Vec<u8>, ExportError> {
+    let options = SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Deflated)
+        .last_modified_time(DateTime::default())
+        .system(System::Unix)
+        .unix_permissions(0o644);
+    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, value) in entries {
+        zip.start_file(name.as_str(), options)?;
+        let bytes = serde_json::to_vec(value).expect("JSON values serialise");
+        zip.write_all(&bytes).map_err(zip::result::ZipError::Io)?;
+    }
+    Ok(zip.finish()?.into_inner())
+}
