@@ -1,0 +1,121 @@
+//! `clawrun export RUN --format inspect|atif|otel`: one run (its shards and resumed sessions
+//! merged) in another tool's format, written by `clawrun_export`; `--otlp-endpoint` sends
+//! the OTLP/JSON spans to a collector.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clawrun_export::{ExportRun, atif, inspect, otel};
+
+use super::UsageError;
+use super::output::write_bytes;
+use super::report::{folder_error, temporary_beside, warn};
+
+/// The formats of `clawrun export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// An Inspect AI log (`.eval`): one sample per task, its trials the epochs.
+    Inspect,
+    /// Harbor's Agent Trajectory Interchange Format: a folder with one trajectory per trial.
+    Atif,
+    /// OTLP/JSON spans with the OpenTelemetry GenAI semantic conventions: a trace per trial.
+    Otel,
+}
+
+/// Arguments of `clawrun export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The run folder (or the folders of one sharded run).
+    #[arg(value_name = "RUN", required = true)]
+    runs: Vec<PathBuf>,
+    /// The format.
+    #[arg(long, value_enum)]
+    format: Format,
+    /// Where to write: a file (inspect: `NAME.eval`; otel: JSON), or for atif a folder.
+    /// Default: standard output (inspect only when it is not a terminal; atif needs a folder).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// otel: POST the spans to this OTLP/HTTP collector (`http://localhost:4318`, or the full
+    /// traces URL); nothing is printed then unless --out is given.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+}
+
+/// Runs `clawrun export`.
+pub fn export_command(args: ExportArgs) -> Result<i32> {
+    for run in &args.runs {
+        if !run.is_dir() {
+            return Err(UsageError(format!("{}: not a run folder", run.display())).into());
+        }
+    }
+    if args.otlp_endpoint.is_some() && args.format != Format::Otel {
+        return Err(UsageError(
+            "--otlp-endpoint sends OTLP spans: use it with --format otel".into(),
+        )
+        .into());
+    }
+    if args.format == Format::Atif && args.out.is_none() {
+        return Err(UsageError(
+            "--format atif writes a folder (a trajectory per trial): give --out DIR".into(),
+        )
+        .into());
+    }
+    if args.format == Format::Inspect && args.out.is_none() && std::io::stdout().is_terminal() {
+        return Err(UsageError(
+            "an .eval log is a zip: give --out FILE.eval (or redirect standard output)".into(),
+        )
+        .into());
+    }
+    if let (Format::Inspect, Some(out)) = (args.format, &args.out)
+        && out.extension().is_none_or(|e| e != "eval")
+    {
+        return Err(UsageError(format!(
+            "--out {}: Inspect recognises a log by its extension: name it FILE.eval",
+            out.display()
+        ))
+        .into());
+    }
+    let run = ExportRun::load(&args.runs, &mut warn).map_err(|e| match e {
+        clawrun_export::ExportError::Folder(e) => folder_error(e),
+        other => other.into(),
+    })?;
+    let trials = run.trials.len();
+    let written = match args.format {
+        Format::Inspect => emit(args.out.as_deref(), &inspect::eval_log(&run)?)?,
+        Format::Atif => {
+            let out = args.out.as_deref().expect("checked above");
+            atif::write(&run, out)?;
+            out.display().to_string()
+        }
+        Format::Otel => {
+            let mut body = serde_json::to_vec(&otel::request(&run)).expect("JSON serialises");
+            body.push(b'\n');
+            let mut places = Vec::new();
+            if let Some(endpoint) = &args.otlp_endpoint {
+                otel::send(endpoint, body.clone())?;
+                places.push(otel::send::traces_url(endpoint));
+            }
+            if args.out.is_some() || args.otlp_endpoint.is_none() {
+                places.push(emit(args.out.as_deref(), &body)?);
+            }
+            places.join(" and ")
+        }
+    };
+    eprintln!("clawrun: exported {trials} trial(s) to {written}");
+    Ok(0)
+}
+
+/// Writes `bytes` to `out` whole (a temporary file renamed over it), or to standard output;
+/// returns where.
+fn emit(out: Option<&Path>, bytes: &[u8]) -> Result<String> {
+    let Some(path) = out else {
+        write_bytes(bytes)?;
+        return Ok("standard output".into());
+    };
+    let tmp = temporary_beside(path);
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(path.display().to_string())
+}
