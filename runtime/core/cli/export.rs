@@ -2,7 +2,8 @@
 //! merged) in another tool's format, written by `clawrun_export`; `--otlp-endpoint` sends
 //! the OTLP/JSON spans to a collector.
 
-use std::io::IsTerminal;
+use std::fs::File;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -81,23 +82,51 @@ pub fn export_command(args: ExportArgs) -> Result<i32> {
         other => other.into(),
     })?;
     let trials = run.trials.len();
+    let out = args.out.as_deref();
     let written = match args.format {
-        Format::Inspect => emit(args.out.as_deref(), &inspect::eval_log(&run)?)?,
+        // A zip is written with seeks: a file, or bytes for standard output.
+        Format::Inspect => match out {
+            Some(path) => write_whole(path, |f| {
+                inspect::write_eval_log(&run, f)?;
+                Ok(())
+            })?,
+            None => {
+                write_bytes(&inspect::eval_log(&run)?)?;
+                "standard output".into()
+            }
+        },
         Format::Atif => {
-            let out = args.out.as_deref().expect("checked above");
-            atif::write(&run, out)?;
-            out.display().to_string()
+            let dir = out.expect("checked above");
+            atif::write(&run, dir)?;
+            dir.display().to_string()
         }
         Format::Otel => {
-            let mut body = serde_json::to_vec(&otel::request(&run)).expect("JSON serialises");
-            body.push(b'\n');
             let mut places = Vec::new();
             if let Some(endpoint) = &args.otlp_endpoint {
-                otel::send(endpoint, body.clone())?;
-                places.push(otel::send::traces_url(endpoint));
+                let requests = otel::send_all(&run, endpoint)?;
+                places.push(format!(
+                    "{} ({requests} request(s))",
+                    otel::send::traces_url(endpoint)
+                ));
             }
-            if args.out.is_some() || args.otlp_endpoint.is_none() {
-                places.push(emit(args.out.as_deref(), &body)?);
+            match out {
+                Some(path) => places.push(write_whole(path, |f| {
+                    let mut w = std::io::BufWriter::new(f);
+                    otel::write_request(&run, &run.trials, &mut w)?;
+                    w.flush().context("writing the spans")?;
+                    Ok(())
+                })?),
+                None if args.otlp_endpoint.is_none() => {
+                    super::output::write_with(|w| {
+                        otel::write_request(&run, &run.trials, w).map_err(|e| match e {
+                            // A reader that went away stays a broken pipe (a quiet end).
+                            clawrun_export::ExportError::Write { source, .. } => source,
+                            other => std::io::Error::other(other),
+                        })
+                    })?;
+                    places.push("standard output".into());
+                }
+                None => {}
             }
             places.join(" and ")
         }
@@ -106,16 +135,20 @@ pub fn export_command(args: ExportArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Writes `bytes` to `out` whole (a temporary file renamed over it), or to standard output;
-/// returns where.
-fn emit(out: Option<&Path>, bytes: &[u8]) -> Result<String> {
-    let Some(path) = out else {
-        write_bytes(bytes)?;
-        return Ok("standard output".into());
-    };
+/// Writes `path` whole with `write` (to a temporary file beside it, renamed over it once
+/// written: a failure leaves the old file, never a torn one); returns the path for messages.
+fn write_whole(path: &Path, write: impl FnOnce(&mut File) -> Result<()>) -> Result<String> {
     let tmp = temporary_beside(path);
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .with_context(|| format!("writing {}", path.display()))?;
+    let result = File::create(&tmp)
+        .with_context(|| format!("writing {}", tmp.display()))
+        .and_then(|mut f| {
+            write(&mut f)?;
+            f.sync_all().context("syncing")?;
+            std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+        });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result?;
     Ok(path.display().to_string())
 }

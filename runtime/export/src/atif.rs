@@ -42,16 +42,10 @@ pub struct Trajectory {
     pub images: Vec<(String, Vec<u8>)>,
 }
 
-/// Every trial's trajectory.
-pub fn trajectories(run: &ExportRun) -> Result<Vec<Trajectory>, ExportError> {
-    run.trials.iter().map(|t| trajectory(run, t)).collect()
-}
-
 /// Writes the export into folder `out`: a trajectory per trial and `index.json`. A folder that
 /// holds anything but an earlier export (its `index.json`) is refused; an earlier export is
 /// replaced.
 pub fn write(run: &ExportRun, out: &Path) -> Result<Vec<PathBuf>, ExportError> {
-    let all = trajectories(run)?;
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ExportError::Write { path, source }
@@ -69,7 +63,8 @@ pub fn write(run: &ExportRun, out: &Path) -> Result<Vec<PathBuf>, ExportError> {
     }
     let mut written = Vec::new();
     let mut index = Vec::new();
-    for t in &all {
+    for trial in &run.trials {
+        let t = trajectory(run, trial)?;
         let dir = out.join(&t.folder);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         for (rel, bytes) in &t.images {
@@ -123,7 +118,7 @@ fn folder_name(id: &str) -> Result<&str, ExportError> {
 pub fn trajectory(run: &ExportRun, trial: &Trial) -> Result<Trajectory, ExportError> {
     let r = &trial.record;
     let folder = format!("{}/{}", folder_name(&r.task_id)?, r.trial);
-    let trace = TrialTrace::walk(&trial.events);
+    let trace = TrialTrace::walk(&trial.events()?);
     let calls_model = r.calls_a_model();
     let model = r.agent.split_once(':').map(|(_, m)| m.to_string());
     let mut images = Vec::new();

@@ -3,7 +3,7 @@
 //! trial's trace, its wall time where `timings*.jsonl` recorded one, and the manifests.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clawrun_agents::trace::{Event, read_trace};
 use clawrun_report::run_folder::{self, Warn};
@@ -12,13 +12,15 @@ use serde_json::Value;
 
 use crate::error::ExportError;
 
-/// One trial: its journal record, its trace and its wall time.
+/// One trial: its journal record, where its trace is and its wall time. The trace is read
+/// when a format asks for it ([`Trial::events`]), one trial at a time, so an export's memory
+/// does not grow with the run.
 #[derive(Clone, Debug)]
 pub struct Trial {
     /// The latest journal record.
     pub record: TrialRecord,
-    /// The trace's events, in order.
-    pub events: Vec<Event>,
+    /// The run folder holding it.
+    pub folder: PathBuf,
     /// Wall-clock microseconds over its attempts (`timings*.jsonl`), when recorded.
     pub wall_us: Option<u64>,
     /// blake3 of the trace's bytes (hex): the trial's ids in an export derive from it, so two
@@ -68,7 +70,7 @@ impl ExportRun {
         }
         let trials = latest
             .into_values()
-            .map(|(folder, record)| load_trial(&folder, record, &timings))
+            .map(|(folder, record)| trial(folder, record, &timings))
             .collect::<Result<Vec<_>, _>>()?;
         let manifest = arm
             .manifests
@@ -135,26 +137,46 @@ fn latest_per_trial(
     Ok(out)
 }
 
-/// Reads a trial's trace.
-fn load_trial(
-    folder: &std::path::Path,
-    record: TrialRecord,
-    timings: &Timings,
-) -> Result<Trial, ExportError> {
-    let failed = |why: String| ExportError::Trace {
-        key: record.key(),
-        location: folder.join(record.trace_location()).display().to_string(),
-        why,
+/// A trial whose trace is on disk, whole: its hash is the recorded one (checked when the
+/// trace is read), else the bytes' (runs before hashes were recorded).
+fn trial(folder: PathBuf, record: TrialRecord, timings: &Timings) -> Result<Trial, ExportError> {
+    let trace_hash = match &record.trace_hash {
+        Some(h) if record.trace_present(&folder) => h.clone(),
+        _ => {
+            let bytes = read_bytes(&folder, &record)?;
+            clawrun_report::trace_file::trace_hash(&bytes)
+        }
     };
-    let bytes = record
-        .trace_bytes(folder)
-        .map_err(|e| failed(e.to_string()))?;
-    let events = read_trace(bytes.as_slice()).map_err(|e| failed(e.to_string()))?;
     let wall_us = timings.trial_us(&record.task_id, record.trial);
     Ok(Trial {
         record,
-        events,
+        folder,
         wall_us,
-        trace_hash: clawrun_report::trace_file::trace_hash(&bytes),
+        trace_hash,
     })
+}
+
+/// The trace error of `record` in `folder`.
+fn trace_error(folder: &Path, record: &TrialRecord, why: String) -> ExportError {
+    ExportError::Trace {
+        key: record.key(),
+        location: folder.join(record.trace_location()).display().to_string(),
+        why,
+    }
+}
+
+/// The bytes of a trial's trace, checked against its recorded hash.
+fn read_bytes(folder: &Path, record: &TrialRecord) -> Result<Vec<u8>, ExportError> {
+    record
+        .trace_bytes(folder)
+        .map_err(|e| trace_error(folder, record, e.to_string()))
+}
+
+impl Trial {
+    /// The trial's trace, read now.
+    pub fn events(&self) -> Result<Vec<Event>, ExportError> {
+        let bytes = read_bytes(&self.folder, &self.record)?;
+        read_trace(bytes.as_slice())
+            .map_err(|e| trace_error(&self.folder, &self.record, e.to_string()))
+    }
 }

@@ -9,7 +9,7 @@
 pub mod sample;
 
 use std::collections::BTreeMap;
-use std::io::{Cursor, Write};
+use std::io::{Cursor, Seek, Write};
 
 use clawrun_agents::Usage;
 use clawrun_report::Judgement;
@@ -37,11 +37,13 @@ pub fn model_name(agent: &str) -> String {
     }
 }
 
-/// The `.eval` log of `run`, as bytes.
-pub fn eval_log(run: &ExportRun) -> Result<Vec<u8>, ExportError> {
+/// Writes the `.eval` log of `run` to `out`, one trial's sample at a time (the samples come
+/// first in the zip, then the journal's start, the summaries, the reductions and the header:
+/// Inspect reads entries by name).
+pub fn write_eval_log<W: Write + Seek>(run: &ExportRun, out: W) -> Result<W, ExportError> {
     let agent = run.agent().to_string();
     let model = model_name(&agent);
-    let mut samples = Vec::new();
+    let mut zip = ZipWriter::new(out);
     let mut summaries = Vec::new();
     let mut usage = Usage::default();
     let mut first_ns = u64::MAX;
@@ -52,12 +54,12 @@ pub fn eval_log(run: &ExportRun) -> Result<Vec<u8>, ExportError> {
     let mut task_ids: Vec<&str> = Vec::new();
     for trial in &run.trials {
         let r = &trial.record;
-        let trace = TrialTrace::walk(&trial.events);
+        let trace = TrialTrace::walk(&trial.events()?);
         first_ns = first_ns.min(trace.start_ns);
         last_ns = last_ns.max(trace.end_ns());
         let s = sample::sample(trial, &trace, &agent);
         let name = format!("samples/{}_epoch_{}.json", r.task_id, r.trial + 1);
-        samples.push((name, s.sample));
+        add(&mut zip, &name, &s.sample)?;
         summaries.push(s.summary);
         if r.calls_a_model() {
             usage.add(Usage {
@@ -148,13 +150,17 @@ pub fn eval_log(run: &ExportRun) -> Result<Vec<u8>, ExportError> {
     });
     let start = json!({"version": LOG_VERSION, "eval": header["eval"], "plan": header["plan"]});
     let summaries = Value::Array(summaries);
-    let mut entries: Vec<(String, Value)> = vec![("_journal/start.json".into(), start)];
-    entries.extend(samples);
-    entries.push(("_journal/summaries/1.json".into(), summaries.clone()));
-    entries.push(("summaries.json".into(), summaries));
-    entries.push(("reductions.json".into(), reductions));
-    entries.push(("header.json".into(), header));
-    write_zip(&entries)
+    add(&mut zip, "_journal/start.json", &start)?;
+    add(&mut zip, "_journal/summaries/1.json", &summaries)?;
+    add(&mut zip, "summaries.json", &summaries)?;
+    add(&mut zip, "reductions.json", &reductions)?;
+    add(&mut zip, "header.json", &header)?;
+    Ok(zip.finish()?)
+}
+
+/// The `.eval` log of `run`, as bytes.
+pub fn eval_log(run: &ExportRun) -> Result<Vec<u8>, ExportError> {
+    Ok(write_eval_log(run, Cursor::new(Vec::new()))?.into_inner())
 }
 
 /// The mean of each figure over `rows`.
@@ -170,18 +176,18 @@ fn mean(rows: impl Iterator<Item = [f64; 5]>) -> [f64; 5] {
     sum.map(|s| s / n)
 }
 
-/// The zip of `entries` (name, JSON), deflated, with a fixed timestamp and mode.
-fn write_zip(entries: &[(String, Value)]) -> Result<Vec<u8>, ExportError> {
+/// Adds entry `name` holding `value`'s JSON, deflated, with a fixed timestamp and mode.
+fn add<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    name: &str,
+    value: &Value,
+) -> Result<(), ExportError> {
     let options = SimpleFileOptions::default()
         .compression_method(CompressionMethod::Deflated)
         .last_modified_time(DateTime::default())
         .system(System::Unix)
         .unix_permissions(0o644);
-    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
-    for (name, value) in entries {
-        zip.start_file(name.as_str(), options)?;
-        let bytes = serde_json::to_vec(value).expect("JSON values serialise");
-        zip.write_all(&bytes).map_err(zip::result::ZipError::Io)?;
-    }
-    Ok(zip.finish()?.into_inner())
+    zip.start_file(name, options)?;
+    serde_json::to_writer(&mut *zip, value).map_err(|e| zip::result::ZipError::Io(e.into()))?;
+    Ok(())
 }

@@ -12,11 +12,14 @@
 pub mod attr;
 pub mod send;
 
+use std::io::Write;
+
 use clawrun_agents::{Block, Role};
 use clawrun_report::Status;
 use serde_json::{Value, json};
 
 use self::attr::Attrs;
+use crate::error::ExportError;
 use crate::inspect::sample::arguments;
 use crate::run::{ExportRun, Trial};
 use crate::time::rfc3339;
@@ -31,12 +34,17 @@ const KIND_CLIENT: u8 = 3;
 /// `STATUS_CODE_ERROR`.
 const STATUS_ERROR: u8 = 2;
 
-/// The run as one `ExportTraceServiceRequest`, JSON.
-pub fn request(run: &ExportRun) -> Value {
-    let mut spans = Vec::new();
-    for trial in &run.trials {
-        spans.extend(trial_spans(run, trial));
-    }
+/// Trials per request when spans are sent to a collector ([`send_all`]): collectors limit a
+/// request's size.
+pub const TRIALS_PER_REQUEST: usize = 64;
+
+/// Writes the spans of `trials` (of `run`) as one `ExportTraceServiceRequest` in OTLP's JSON
+/// encoding to `out`, one trial's spans at a time.
+pub fn write_request(
+    run: &ExportRun,
+    trials: &[Trial],
+    out: &mut dyn Write,
+) -> Result<(), ExportError> {
     let mut resource = Attrs::default();
     resource
         .str("service.name", "clawrun")
@@ -44,10 +52,52 @@ pub fn request(run: &ExportRun) -> Value {
         .str("clawrun.run.id", &run.id)
         .str("gen_ai.agent.name", run.agent())
         .json("clawrun.run.settings", &run.manifest);
-    json!({"resourceSpans": [{
-        "resource": {"attributes": resource.into_json()},
-        "scopeSpans": [{"scope": {"name": "clawrun", "version": run.clawrun_version()}, "spans": spans}],
-    }]})
+    let head = json!({"resource": {"attributes": resource.into_json()}});
+    let scope = json!({"name": "clawrun", "version": run.clawrun_version()});
+    // `{"resourceSpans":[{"resource":...,"scopeSpans":[{"scope":...,"spans":[ ... ]}]}]}`,
+    // keys in the order serde_json writes a map (sorted), so the envelope reads like the
+    // rest.
+    let head = head.to_string();
+    let mut text = String::from("{\"resourceSpans\":[");
+    text.push_str(&head[..head.len() - 1]);
+    text.push_str(",\"scopeSpans\":[{\"scope\":");
+    text.push_str(&scope.to_string());
+    text.push_str(",\"spans\":[");
+    let io = |e| ExportError::Write {
+        path: "the OTLP/JSON output".into(),
+        source: e,
+    };
+    out.write_all(text.as_bytes()).map_err(io)?;
+    let mut first = true;
+    for trial in trials {
+        for span in trial_spans(run, trial)? {
+            if !first {
+                out.write_all(b",").map_err(io)?;
+            }
+            first = false;
+            serde_json::to_writer(&mut *out, &span).map_err(|e| io(e.into()))?;
+        }
+    }
+    out.write_all(b"]}]}]}\n").map_err(io)
+}
+
+/// The whole run as one request, as bytes.
+pub fn request(run: &ExportRun) -> Result<Vec<u8>, ExportError> {
+    let mut out = Vec::new();
+    write_request(run, &run.trials, &mut out)?;
+    Ok(out)
+}
+
+/// Sends the run's spans to `endpoint`, [`TRIALS_PER_REQUEST`] trials per request.
+pub fn send_all(run: &ExportRun, endpoint: &str) -> Result<usize, ExportError> {
+    let mut requests = 0;
+    for chunk in run.trials.chunks(TRIALS_PER_REQUEST) {
+        let mut body = Vec::new();
+        write_request(run, chunk, &mut body)?;
+        send(endpoint, body)?;
+        requests += 1;
+    }
+    Ok(requests)
 }
 
 /// The trace id of a trial (16 bytes, hex) and the span id of its `n`th span (8 bytes, hex).
@@ -138,9 +188,9 @@ fn virtual_times(a: &mut Attrs, start_ns: u64, end_ns: u64) {
 }
 
 /// The spans of one trial: the trial's, then one per assistant turn and tool call.
-fn trial_spans(run: &ExportRun, trial: &Trial) -> Vec<Value> {
+fn trial_spans(run: &ExportRun, trial: &Trial) -> Result<Vec<Value>, ExportError> {
     let r = &trial.record;
-    let trace = TrialTrace::walk(&trial.events);
+    let trace = TrialTrace::walk(&trial.events()?);
     let (trace_id, span_id) = ids(run, trial);
     let root = span_id(0);
     let (provider, model) = provider(&r.agent);
@@ -337,10 +387,10 @@ fn trial_spans(run: &ExportRun, trial: &Trial) -> Vec<Value> {
         events,
         error,
     };
-    std::iter::once(trial_span)
+    Ok(std::iter::once(trial_span)
         .chain(children)
         .map(Span::into_json)
-        .collect()
+        .collect())
 }
 
 /// An assistant turn as GenAI `gen_ai.output.messages` (one message of text and tool-call
