@@ -2,8 +2,8 @@
 //! inspect-ai (`read_eval_log`, `inspect log dump`), the ATIF trajectories by Harbor's
 //! validator and models, the OTLP/JSON by opentelemetry-proto's messages — with every trial's
 //! score, tool calls and faults found in it; the same run exported twice (and from a copy of
-//! its folder elsewhere) is byte-identical; a sharded run exports as one; `--otlp-endpoint`
-//! posts the spans to a loopback collector.
+//! its folder elsewhere) is byte-identical; a sharded run and a resumed run export as one;
+//! `--otlp-endpoint` posts the spans to a loopback collector.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -362,6 +362,20 @@ fn a_sharded_run_exports_as_one_run() {
     let both = tmp.path().join("both.eval");
     ok(export(&[&one], "inspect", &both));
     assert_eq!(samples(&both), u);
+    // A run extended by a resumed session (one trial, then two) exports as the run made at
+    // once.
+    let resumed = tmp.path().join("resumed");
+    let mut first = clawrun(&["run"]);
+    first
+        .args(TASKS)
+        .args(["--trials", "1", "--faults", "claw-eval:0.5", "--seed", "7"])
+        .args(["-j", "1", "--report", "none", "--out"])
+        .arg(&resumed);
+    ok(first.output().unwrap());
+    make_run(&resumed, &["--resume"]);
+    let r = tmp.path().join("resumed.eval");
+    ok(export(&[&resumed], "inspect", &r));
+    assert_eq!(samples(&r), u);
 }
 
 /// A loopback collector answering `status` to one request; returns (port, the request).

@@ -396,3 +396,97 @@ pub fn image_note(image: &ImageRef) -> String {
         image.media_type, image.size, image.hash
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ev(seq: u64, t_ns: u64, kind: EventKind) -> Event {
+        Event { seq, t_ns, kind }
+    }
+
+    fn fault(kind: &str) -> EventKind {
+        EventKind::Fault {
+            point: "tool:Bash".into(),
+            rule: "r".into(),
+            kind: kind.into(),
+            call: 1,
+        }
+    }
+
+    fn result(id: &str) -> EventKind {
+        EventKind::ToolResult {
+            id: id.into(),
+            name: "Bash".into(),
+            output: "out".into(),
+            is_error: true,
+            status: Some(429),
+            root_hash: None,
+            images: Vec::new(),
+            exit_code: None,
+            truncated: 0,
+        }
+    }
+
+    #[test]
+    fn faults_go_to_the_open_call_and_results_to_their_calls() {
+        let call = |id: &str| EventKind::ToolCall {
+            id: id.into(),
+            name: "Bash".into(),
+            input: json!({"command": "ls"}),
+        };
+        let events = vec![
+            ev(
+                0,
+                10,
+                EventKind::Message {
+                    role: Role::User,
+                    content: vec![Block::text("do it")],
+                    usage: None,
+                    cached: false,
+                },
+            ),
+            ev(1, 11, fault("http_429")),
+            ev(
+                2,
+                12,
+                EventKind::Message {
+                    role: Role::Assistant,
+                    content: vec![Block::text("ok")],
+                    usage: Some(Usage {
+                        input_tokens: 5,
+                        output_tokens: 2,
+                        cached_input_tokens: 0,
+                    }),
+                    cached: false,
+                },
+            ),
+            ev(3, 13, call("a")),
+            ev(4, 14, fault("latency")),
+            ev(5, 20, result("a")),
+            ev(6, 21, result("orphan")),
+        ];
+        let t = TrialTrace::walk(&events);
+        assert_eq!(t.prompt, vec![Block::text("do it")]);
+        assert_eq!(t.prompt_ns, 10);
+        let Step::Fault(f) = &t.steps[0] else {
+            panic!("{:?}", t.steps[0])
+        };
+        assert_eq!(f.kind, "http_429", "a fault with no open call stands alone");
+        let Step::Message { since_ns, .. } = &t.steps[1] else {
+            panic!()
+        };
+        assert_eq!(*since_ns, 11, "a turn starts when the step before it ended");
+        let Step::Tool(a) = &t.steps[2] else { panic!() };
+        assert_eq!((a.id.as_str(), a.call_ns), ("a", 13));
+        assert_eq!(a.faults.len(), 1);
+        assert_eq!(a.result.as_ref().unwrap().status, Some(429));
+        let Step::Tool(orphan) = &t.steps[3] else {
+            panic!()
+        };
+        assert_eq!(orphan.id, "orphan", "a result without its call is kept");
+        let kinds: Vec<&str> = t.faults().map(|f| f.kind.as_str()).collect();
+        assert_eq!(kinds, ["http_429", "latency"]);
+    }
+}
