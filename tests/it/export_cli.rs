@@ -243,6 +243,44 @@ fn every_format_is_read_by_its_real_consumer_with_every_trial_s_score_and_tool_c
     );
 }
 
+#[test]
+fn the_whole_bundled_suite_round_trips_through_every_consumer() {
+    // Every bundled task once (prompt images, services, multi-turn users, judge-only tasks),
+    // faults at Claw-Eval's rate.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("suite");
+    ok(
+        clawrun(&["run", "--trials", "1", "--faults", "claw-eval", "-j", "2"])
+            .args(["--report", "none", "--out"])
+            .arg(&run)
+            .output()
+            .unwrap(),
+    );
+    let want = expected(std::slice::from_ref(&run));
+    assert!(want.len() > 80, "{} trials", want.len());
+    let eval = tmp.path().join("suite.eval");
+    let atif = tmp.path().join("atif");
+    let otel = tmp.path().join("spans.json");
+    ok(export(&[&run], "inspect", &eval));
+    ok(export(&[&run], "atif", &atif));
+    ok(export(&[&run], "otel", &otel));
+    // The prompts' images are in the exports: inline in the log, files beside trajectories.
+    let with_images = samples(&eval)
+        .values()
+        .filter(|s| s["input"].to_string().contains("data:image/"))
+        .count();
+    assert!(with_images > 0, "no prompt image in the .eval log");
+    let image_files = files(&atif)
+        .keys()
+        .filter(|p| p.to_string_lossy().contains("/images/"))
+        .count();
+    assert!(image_files > 0, "no image beside the trajectories");
+    let Some(py) = consumers() else { return };
+    check_trials("inspect (suite)", &consume(&py, "inspect", &eval), &want);
+    check_trials("atif (suite)", &consume(&py, "atif", &atif), &want);
+    check_trials("otel (suite)", &consume(&py, "otel", &otel), &want);
+}
+
 /// Every file under `dir`, relative, with its bytes.
 fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
