@@ -560,3 +560,101 @@ fn bad_input_is_refused_with_what_to_do() {
     assert!(err.contains("holds no earlier ATIF export"), "{err}");
     assert!(tmp.path().join("keep.txt").is_file());
 }
+
+/// A model that lists the inbox, then answers; each turn reports its tokens.
+const MODEL_SCRIPT: &str = r#"rules:
+  - match: {turn: 0}
+    reply:
+      text: "Let me look."
+      tool_calls:
+        - name: gmail_list_messages
+          arguments: {max_results: 5}
+      usage: {input_tokens: 1000, output_tokens: 50, cached_input_tokens: 400}
+  - match: {turn: 1}
+    reply:
+      text: "msg_001 needs a reply first."
+      usage: {input_tokens: 1200, output_tokens: 20}
+"#;
+
+#[test]
+fn a_model_agent_s_turns_usage_and_model_name_are_exported() {
+    let (_rt, server) = crate::mock_model::mock_server_with(MODEL_SCRIPT);
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite");
+    ok(
+        clawrun(&["run", "e2e_mail", "--agent", "openai:mock-model"])
+            .args([
+                "--trials",
+                "2",
+                "--faults",
+                "claw-eval:0.5",
+                "-j",
+                "1",
+                "--report",
+                "none",
+            ])
+            .arg("--suite")
+            .arg(&suite)
+            .arg("--out")
+            .arg(&run)
+            .env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
+            .env("CLAWRUN_CACHE_DIR", tmp.path().join("cache"))
+            .output()
+            .unwrap(),
+    );
+    let want = expected(std::slice::from_ref(&run));
+    assert_eq!(want.len(), 2);
+    let eval = tmp.path().join("model.eval");
+    let atif = tmp.path().join("atif");
+    let otel = tmp.path().join("spans.json");
+    ok(export(&[&run], "inspect", &eval));
+    ok(export(&[&run], "atif", &atif));
+    ok(export(&[&run], "otel", &otel));
+    // The model's name and its per-turn usage, as each format names them.
+    for s in samples(&eval).values() {
+        let usage = &s["model_usage"]["openai/mock-model"];
+        assert_eq!(usage["input_tokens"], 2200 - 400, "{s}");
+        assert_eq!(usage["input_tokens_cache_read"], 400);
+        assert_eq!(usage["output_tokens"], 70);
+        let models: Vec<&Value> = s["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["event"] == "model")
+            .collect();
+        assert_eq!(models.len(), 2, "a model event per turn");
+        assert_eq!(models[0]["output"]["usage"]["output_tokens"], 50);
+    }
+    for trial in 0..2 {
+        let path = atif.join(format!("e2e_mail/{trial}/trajectory.json"));
+        let t: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        assert_eq!(t["agent"]["model_name"], "mock-model");
+        let agent: Vec<&Value> = t["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["source"] == "agent")
+            .collect();
+        assert_eq!(agent.len(), 2);
+        assert_eq!(agent[0]["llm_call_count"], 1);
+        assert_eq!(
+            agent[0]["metrics"],
+            json!({"prompt_tokens": 1000, "completion_tokens": 50, "cached_tokens": 400})
+        );
+    }
+    let text = std::fs::read_to_string(&otel).unwrap();
+    assert!(
+        text.contains(r#"{"key":"gen_ai.request.model","value":{"stringValue":"mock-model"}}"#)
+    );
+    assert!(text.contains(r#"{"key":"gen_ai.provider.name","value":{"stringValue":"openai"}}"#));
+    assert!(
+        text.contains(
+            r#"{"key":"gen_ai.usage.cache_read.input_tokens","value":{"intValue":"400"}}"#
+        )
+    );
+    let Some(py) = consumers() else { return };
+    check_trials("inspect (model)", &consume(&py, "inspect", &eval), &want);
+    check_trials("atif (model)", &consume(&py, "atif", &atif), &want);
+    check_trials("otel (model)", &consume(&py, "otel", &otel), &want);
+}

@@ -185,7 +185,7 @@ pub fn sample(trial: &Trial, trace: &TrialTrace, agent: &str) -> Sample {
     if let Some(error) = &r.error {
         sample["error"] = json!({"message": error, "traceback": "", "traceback_ansi": ""});
     }
-    if let Some(limit) = limit(r.outcome) {
+    if let Some(limit) = limit(r, trace) {
         sample["limit"] = limit;
     }
     let mut summary = json!({
@@ -415,15 +415,28 @@ pub fn model_usage(u: &Usage) -> Value {
     v
 }
 
-/// The sample's limit, when Execution stopped at one.
-fn limit(outcome: Outcome) -> Option<Value> {
-    let (kind, reason) = match outcome {
-        Outcome::MaxTurns => ("turn", "the task's environment.max_turns was reached"),
-        Outcome::Timeout => ("time", "the task's virtual time limit was reached"),
-        Outcome::TokenLimit => ("token", "the token limit was reached"),
+/// The sample's limit, when Execution stopped at one: its value is what the trial had used
+/// when it stopped (turns, virtual seconds, tokens; the task's limit itself is not recorded).
+fn limit(r: &TrialRecord, trace: &TrialTrace) -> Option<Value> {
+    let (kind, used, reason) = match r.outcome {
+        Outcome::MaxTurns => (
+            "turn",
+            f64::from(r.turns),
+            "the task's environment.max_turns was reached",
+        ),
+        Outcome::Timeout => (
+            "time",
+            secs(trace.end_ns().saturating_sub(trace.start_ns)),
+            "the task's virtual time limit was reached",
+        ),
+        Outcome::TokenLimit => (
+            "token",
+            (r.input_tokens + r.output_tokens) as f64,
+            "the token limit was reached",
+        ),
         _ => return None,
     };
-    Some(json!({"type": kind, "limit": 0, "reason": reason}))
+    Some(json!({"type": kind, "limit": used, "reason": reason}))
 }
 
 /// The verdict as scores: `clawrun` (and `clawrun_native` under `--grader both`); `None` for
