@@ -31,6 +31,10 @@ def inspect(path):
             "tool_calls": [tc.id for m in s.messages if m.role == "assistant" for tc in (m.tool_calls or [])],
             "tool_results": [m.tool_call_id for m in s.messages if m.role == "tool"],
             "tool_events": [e.id for e in s.events if e.event == "tool"],
+            # Each model event's input, resolved by Inspect from the sample's events_data:
+            # how many messages, and whether they are the conversation's first ones.
+            "model_inputs": [[len(e.input), [m.id for m in e.input] == [m.id for m in s.messages[:len(e.input)]]]
+                             for e in s.events if e.event == "model"],
             "faults": [e.data["kind"] for e in s.events if e.event == "info" and e.source == "clawrun/fault"],
             "input_tokens": sum(u.input_tokens + (u.input_tokens_cache_read or 0) for u in s.model_usage.values()),
             "error": s.error.message if s.error else None,

@@ -223,6 +223,14 @@ fn every_format_is_read_by_its_real_consumer_with_every_trial_s_score_and_tool_c
     );
     for t in read["trials"].as_array().unwrap() {
         assert_eq!(t["tool_events"], t["tool_calls"], "a ToolEvent per call");
+        // Each model call saw the conversation before it: the system prompt and the task
+        // prompt first, one more turn's messages each time.
+        let inputs = t["model_inputs"].as_array().unwrap();
+        assert!(!inputs.is_empty());
+        assert_eq!(inputs[0], json!([2, true]), "{t}");
+        let lens: Vec<u64> = inputs.iter().map(|i| i[0].as_u64().unwrap()).collect();
+        assert!(lens.windows(2).all(|w| w[0] < w[1]), "{lens:?}");
+        assert!(inputs.iter().all(|i| i[1] == true), "{t}");
     }
 
     check_trials("atif", &consume(&py, "atif", &atif), &want);

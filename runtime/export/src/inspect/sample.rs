@@ -59,8 +59,12 @@ pub fn sample(trial: &Trial, trace: &TrialTrace, agent: &str) -> Sample {
                 cached,
             } => {
                 let message = assistant(&mut ids, blocks, &model);
+                // The model saw the conversation so far: a range of the sample's messages,
+                // which `events_data.messages` holds (Inspect's own way of not repeating
+                // them in every model event).
                 let mut ev = json!({
-                    "event": "model", "model": model, "input": [], "tools": [],
+                    "event": "model", "model": model, "input": [],
+                    "input_refs": [[0, messages.len()]], "tools": [],
                     "tool_choice": "auto", "config": {},
                     "output": output(&model, message.clone(), "stop", usage.as_ref()),
                     "completed": rfc3339(*t_ns),
@@ -168,12 +172,13 @@ pub fn sample(trial: &Trial, trace: &TrialTrace, agent: &str) -> Sample {
     let metadata = metadata(trial, trace, agent);
     let mut sample = json!({
         "id": r.task_id, "epoch": epoch, "input": [prompt.clone()], "target": "",
-        "messages": messages,
+        "messages": messages.clone(),
         "output": output(&model, final_message, stop, Some(&usage)),
         "metadata": metadata,
         "store": {}, "events": events, "model_usage": model_usage, "role_usage": {},
         "started_at": rfc3339(trace.start_ns), "completed_at": rfc3339(end_ns),
         "attachments": {},
+        "events_data": {"messages": messages, "calls": []},
     });
     if let Some(us) = trial.wall_us {
         sample["total_time"] = json!(secs(us * 1000));
