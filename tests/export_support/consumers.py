@@ -44,6 +44,9 @@ def inspect(path):
     dumped = json.loads(dump.stdout)
     return {
         "status": log.status,
+        "model": log.eval.model,
+        "model_base_url": log.eval.model_base_url,
+        "generate_config": log.eval.model_generate_config.model_dump(exclude_none=True),
         "epochs": log.eval.config.epochs,
         "dataset_samples": log.eval.dataset.samples,
         "total_samples": header.results.total_samples,

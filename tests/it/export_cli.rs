@@ -662,7 +662,11 @@ fn a_model_agent_s_turns_usage_and_model_name_are_exported() {
         )
     );
     let Some(py) = consumers() else { return };
-    check_trials("inspect (model)", &consume(&py, "inspect", &eval), &want);
+    let read = consume(&py, "inspect", &eval);
+    check_trials("inspect (model)", &read, &want);
+    assert_eq!(read["model"], "openai/mock-model");
+    assert_eq!(read["model_base_url"], format!("{}/v1", server.url()));
+    assert!(read["generate_config"]["timeout"].is_u64(), "{read}");
     check_trials("atif (model)", &consume(&py, "atif", &atif), &want);
     check_trials("otel (model)", &consume(&py, "otel", &otel), &want);
 }

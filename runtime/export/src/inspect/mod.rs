@@ -96,7 +96,9 @@ pub fn write_eval_log<W: Write + Seek>(run: &ExportRun, out: W) -> Result<W, Exp
         "task_id": run.id, "task_version": 0, "task_attribs": {}, "task_args": {},
         "task_args_passed": {}, "solver": agent,
         "dataset": {"name": "clawrun", "samples": task_ids.len(), "sample_ids": task_ids},
-        "model": model, "model_generate_config": {}, "model_args": {},
+        "model": model, "model_generate_config": generate_config(&run.manifest["models"]["agent"]),
+        "model_base_url": run.manifest["models"]["agent"]["base_url"], "model_args": {},
+        "model_roles": model_roles(&run.manifest),
         "config": {"epochs": epochs, "epochs_reducer": ["mean"]},
         "packages": {"clawrun": run.clawrun_version()},
         "metadata": {"clawrun": {"run_id": run.id, "settings": run.manifest,
@@ -161,6 +163,50 @@ pub fn write_eval_log<W: Write + Seek>(run: &ExportRun, out: W) -> Result<W, Exp
 /// The `.eval` log of `run`, as bytes.
 pub fn eval_log(run: &ExportRun) -> Result<Vec<u8>, ExportError> {
     Ok(write_eval_log(run, Cursor::new(Vec::new()))?.into_inner())
+}
+
+/// A model's recorded settings (`run.json`'s `models.ROLE`) as Inspect's `GenerateConfig`
+/// (the fields both have; unset ones left out).
+fn generate_config(settings: &Value) -> Value {
+    let mut config = serde_json::Map::new();
+    for key in [
+        "temperature",
+        "max_tokens",
+        "max_retries",
+        "max_connections",
+    ] {
+        if !settings[key].is_null() {
+            config.insert(key.into(), settings[key].clone());
+        }
+    }
+    // Inspect's timeout is whole seconds.
+    if let Some(t) = settings["timeout"].as_f64() {
+        config.insert("timeout".into(), json!(t.ceil() as u64));
+    }
+    Value::Object(config)
+}
+
+/// The judge and the simulated user's models as Inspect model roles (`judge`, `user`), when
+/// the run had them.
+fn model_roles(manifest: &Value) -> Value {
+    let mut roles = serde_json::Map::new();
+    for (role, key) in [("judge", "judge"), ("user", "user_model")] {
+        let settings = &manifest["models"][key];
+        if let Some(m) = manifest[key].as_str() {
+            roles.insert(
+                role.into(),
+                json!({
+                    "model": model_name(m), "config": generate_config(settings),
+                    "base_url": settings["base_url"], "args": {},
+                }),
+            );
+        }
+    }
+    if roles.is_empty() {
+        Value::Null
+    } else {
+        Value::Object(roles)
+    }
 }
 
 /// The mean of each figure over `rows`.
