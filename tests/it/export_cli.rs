@@ -561,6 +561,21 @@ fn bad_input_is_refused_with_what_to_do() {
     let (code, err) = fail(&["--format", "otel"], &[run, &other]);
     assert_eq!(code, Some(1));
     assert!(err.contains("different runs"), "{err}");
+    // A run whose traces are gone names the trial, the file and the way out.
+    let broken = tmp.path().join("broken");
+    for (rel, bytes) in files(run) {
+        if !rel.starts_with("traces") {
+            let p = broken.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        }
+    }
+    let (code, err) = fail(&["--format", "otel"], &[&broken]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("traces/") && err.contains("could not be read") && err.contains("--resume"),
+        "{err}"
+    );
     // A folder holding other files is not overwritten by an ATIF export.
     std::fs::write(tmp.path().join("keep.txt"), "x").unwrap();
     let (code, err) = fail(&["--format", "atif", "--out"], &[tmp.path(), run]);
