@@ -7,6 +7,7 @@
 //! timestamp and mode, in a fixed order, so the same run gives the same bytes.
 
 pub mod sample;
+pub mod score;
 
 use std::collections::BTreeMap;
 use std::io::{Cursor, Seek, Write};
