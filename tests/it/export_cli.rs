@@ -382,6 +382,15 @@ fn a_sharded_run_exports_as_one_run() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = (tmp.path().join("shard0"), tmp.path().join("shard1"));
     make_run(&a, &["--shard", "0/2"]);
+    // One shard alone is exported as far as the run got, and the missing shard is named.
+    let half = tmp.path().join("half.eval");
+    let o = ok(export(&[&a], "inspect", &half));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning") && err.contains("1/2") && err.contains("the export holds"),
+        "{err}"
+    );
+    assert_eq!(samples(&half).len(), 3);
     make_run(&b, &["--shard", "1/2"]);
     let whole = the_run();
     let sharded = tmp.path().join("sharded.eval");

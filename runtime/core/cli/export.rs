@@ -132,6 +132,15 @@ pub fn export_command(args: ExportArgs) -> Result<i32> {
         }
     };
     eprintln!("clawrun: exported {trials} trial(s) to {written}");
+    // An unfinished run or a missing shard is exported as far as it got, and said so.
+    for run in &args.runs {
+        for gap in clawrun_run::completeness::gaps(run)? {
+            eprintln!(
+                "clawrun: warning: {}: {gap} (the export holds the trials recorded)",
+                run.display()
+            );
+        }
+    }
     Ok(0)
 }
 
