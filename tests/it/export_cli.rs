@@ -51,12 +51,17 @@ fn make_run(out: &Path, extra: &[&str]) {
     ok(c.output().unwrap());
 }
 
-/// A run shared by the tests (made once), in a folder that lives as long as the process.
+/// A run shared by the tests (made once per process), in the target's scratch folder (made
+/// anew each time, so runs do not pile up).
 fn the_run() -> &'static Path {
     static RUN: OnceLock<PathBuf> = OnceLock::new();
     RUN.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap().keep();
-        let run = dir.join("run");
+        let run = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-cli/run");
+        match std::fs::remove_dir_all(&run) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => panic!("{}: {e}", run.display()),
+        }
         make_run(&run, &[]);
         run
     })
