@@ -6,7 +6,7 @@
 //!   per trial;
 //! - [`atif`]: Harbor's Agent Trajectory Interchange Format, one trajectory per trial;
 //! - [`otel`]: OTLP/JSON spans following the OpenTelemetry GenAI semantic conventions, a trace
-//!   per trial ([`otel::send`] posts them to a collector).
+//!   per trial ([`otel::send_all`] posts them to a collector).
 //!
 //! [`ExportRun::load`] reads the run folders; [`trial::TrialTrace`] walks one trace into the
 //! steps every format maps. Exports depend only on the run's files: no clock, no hash-map
