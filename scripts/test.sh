@@ -15,6 +15,12 @@ export CLAWRUN_PYREF
 # The third-party clients of the external-agent tests (the MCP Python SDK, an agent CLI),
 # pinned, in target/agent-clients.
 scripts/agent-clients.sh
+# The real readers of `clawrun export` (tests/it/export_cli.rs): inspect-ai, Harbor's ATIF
+# models, opentelemetry-proto, pinned, in target/export-consumers. Without the package index
+# the export tests print SKIPPED for the consumers' checks (and fail if the index is reachable).
+if CLAWRUN_EXPORT_PY="$(scripts/export-consumers.sh)"; then
+  export CLAWRUN_EXPORT_PY
+fi
 # The crates below the sandbox stay free of wasmtime (ARCHITECTURE.md §1).
 scripts/check-layering.sh
 # What deploy/ ships: the Kubernetes manifests against the Kubernetes schema (pinned

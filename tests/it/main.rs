@@ -33,6 +33,7 @@ mod cli_exec;
 mod compile_cache;
 mod crash_safety;
 mod determinism;
+mod export_cli;
 mod faults;
 mod faults_sandbox;
 mod fuzz;

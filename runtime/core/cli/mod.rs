@@ -6,6 +6,7 @@ mod cassette;
 mod completions;
 mod count;
 mod exec;
+mod export;
 mod fuzz;
 mod judge;
 mod list;
@@ -68,6 +69,8 @@ enum Command {
     Mcp(Box<mcp::McpArgs>),
     /// Summarise run folders (shards merged): table, JSON, Markdown, HTML.
     Report(report::ReportArgs),
+    /// Export a run as an Inspect log, Harbor trajectories (ATIF) or OTLP/JSON spans.
+    Export(export::ExportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
     Replay(replay::ReplayArgs),
     /// Print recorded traces (JSONL) of a run, a task or one trial (`RUN/TASK/TRIAL`).
@@ -116,6 +119,7 @@ pub fn main() -> i32 {
         Command::Fuzz(args) => fuzz::fuzz_command(*args, quiet),
         Command::Mcp(args) => mcp::mcp_command(*args),
         Command::Report(args) => report::report_command(args),
+        Command::Export(args) => export::export_command(args),
         Command::Replay(args) => replay::replay_command(args),
         Command::Trace(args) => trace::trace_command(args),
         Command::Judge(args) => judge::judge_command(*args, quiet),

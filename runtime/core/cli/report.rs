@@ -2,20 +2,18 @@
 //! the table, JSON, Markdown and the self-contained HTML report. Folders whose `run.json`
 //! differ in agent, model or settings are distinct arms, compared side by side.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufReader, IsTerminal};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use clawrun_report::run_folder::{self, Arm, RunFolderError};
 use clawrun_report::{
-    ArmInput, Comparison, Inputs, Prices, RunHeader, Sourced, Summary, Timings, TrialRecord,
-    TrialRows, TrialView,
+    ArmInput, Comparison, Inputs, Prices, Sourced, Summary, Timings, TrialRecord, TrialRows,
+    TrialView,
 };
-use serde_json::Value;
 
 use super::UsageError;
 use super::output::out;
-use clawrun_run::Shard;
 
 /// Arguments of `clawrun report`.
 #[derive(Debug, clap::Args)]
@@ -104,218 +102,48 @@ pub fn report_command(args: ReportArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// The run folder's files whose names start with `prefix` and end in `.jsonl`, sorted.
-fn files_named(run: &Path, prefix: &str) -> Result<Vec<PathBuf>> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(run)
-        .with_context(|| format!("reading {}", run.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(".jsonl"))
-        })
-        .collect();
-    out.sort();
-    Ok(out)
+/// Prints a warning of the run folder loader on stderr.
+pub(super) fn warn(w: clawrun_report::Warning) {
+    eprintln!("clawrun: warning: {w}");
 }
 
-/// The journals of a run folder: `journal.jsonl` and the shards' `journal.shard-*.jsonl`.
-pub fn journals(run: &Path) -> Result<Vec<PathBuf>> {
-    let out = files_named(run, "journal")?;
-    if out.is_empty() {
-        return Err(UsageError(format!(
-            "{}: no journal.jsonl (not a run folder?)",
-            run.display()
-        ))
-        .into());
+/// A run folder loader's error for the command line: a folder without a journal is a usage
+/// error (exit status 2).
+pub(super) fn folder_error(e: RunFolderError) -> anyhow::Error {
+    match e {
+        RunFolderError::NoJournal { .. } => UsageError(e.to_string()).into(),
+        other => other.into(),
     }
-    Ok(out)
 }
 
 /// The wall times recorded in the run folders (`timings.jsonl`, `timings.shard-*.jsonl`).
 pub fn timings(runs: &[PathBuf]) -> Result<Timings> {
-    let mut out = Timings::default();
-    for run in runs {
-        for path in files_named(run, "timings")? {
-            let file = std::fs::File::open(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            for skipped in out.read(file, &path.display().to_string())? {
-                eprintln!("clawrun: warning: {skipped}; skipped (its wall time is not counted)");
-            }
-        }
-    }
-    Ok(out)
+    run_folder::timings(runs, &mut warn).map_err(folder_error)
 }
 
 /// Every journal's records, the latest per trial within each journal, with their sources.
 pub fn load_sourced(runs: &[PathBuf]) -> Result<Vec<(PathBuf, Sourced)>> {
-    latest_records(runs)?.collect()
+    run_folder::load_sourced(runs, &mut warn).map_err(folder_error)
 }
 
-/// The latest record of each trial in each journal of `runs` (a record written later, by a
-/// resumed or retried trial, supersedes), read one at a time: a first pass notes which line
-/// holds each trial's latest record, so only those line numbers stay in memory.
+/// The latest record of each trial in each journal of `runs`, one at a time
+/// ([`run_folder::latest_records`]), damaged lines named on stderr.
 pub fn latest_records(
     runs: &[PathBuf],
-) -> Result<impl Iterator<Item = Result<(PathBuf, Sourced)>>> {
-    /// The part of a record that names its trial.
-    #[derive(serde::Deserialize)]
-    struct Key {
-        task_id: String,
-        trial: u32,
-    }
-    let mut plan = Vec::new();
-    for run in runs {
-        for path in journals(run)? {
-            let file = std::fs::File::open(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let mut latest: BTreeMap<String, BTreeMap<u32, usize>> = BTreeMap::new();
-            let mut lines = clawrun_report::JournalLines::new(BufReader::new(file));
-            let mut damage = Vec::new();
-            while let Some(line) = lines
-                .next_line()
-                .with_context(|| format!("reading {}", path.display()))?
-            {
-                match serde_json::from_str::<Key>(line.text) {
-                    Ok(key) => {
-                        latest
-                            .entry(key.task_id)
-                            .or_default()
-                            .insert(key.trial, line.number);
-                    }
-                    Err(e) => damage.push(clawrun_report::journal_lines::unparsable(&line, &e)),
-                }
-            }
-            damage.extend(lines.torn().cloned());
-            // What a crash damaged is named; the intact records are reported.
-            for d in &damage {
-                eprintln!(
-                    "clawrun: warning: {}; skipped",
-                    d.describe(&path.display().to_string())
-                );
-            }
-            let keep: BTreeSet<usize> =
-                latest.into_values().flat_map(|t| t.into_values()).collect();
-            plan.push((run.clone(), path, keep));
-        }
-    }
-    Ok(plan.into_iter().flat_map(|(run, path, keep)| {
-        let name = path.display().to_string();
-        let reader = std::fs::File::open(&path)
-            .with_context(|| format!("reading {name}"))
-            .map(|f| clawrun_report::JournalReader::new(BufReader::new(f), &name));
-        let records: Box<dyn Iterator<Item = Result<Sourced>>> = match reader {
-            Ok(mut reader) => Box::new(std::iter::from_fn(move || {
-                loop {
-                    match reader.next()? {
-                        Ok(_) if !keep.contains(&reader.line()) => continue,
-                        other => return Some(other.map_err(anyhow::Error::new)),
-                    }
-                }
-            })),
-            Err(e) => Box::new(std::iter::once(Err(e))),
-        };
-        records.map(move |r| r.map(|s| (run.clone(), s)))
-    }))
+) -> Result<impl Iterator<Item = Result<(PathBuf, Sourced)>> + use<>> {
+    Ok(run_folder::latest_records(runs, &mut warn)
+        .map_err(folder_error)?
+        .map(|r| r.map_err(folder_error)))
 }
 
 /// Every record of `runs`.
 pub fn load_runs(runs: &[PathBuf]) -> Result<Vec<TrialRecord>> {
-    Ok(load_sourced(runs)?
-        .into_iter()
-        .map(|(_, s)| s.record)
-        .collect())
+    run_folder::load_runs(runs, &mut warn).map_err(folder_error)
 }
 
-/// One arm: the run folders that are one run (shards, or one folder) and their headers.
-struct ArmFolders {
-    /// What sets it apart: the manifest's settings (agent, seed, faults, judge, models, ...).
-    key: String,
-    /// The agent, as the manifest or the records name it.
-    agent: String,
-    /// Its folders, in the order given.
-    folders: Vec<PathBuf>,
-    /// One header per folder.
-    headers: Vec<RunHeader>,
-    /// The shards its folders hold (`(index, count)`, from `run.shard-I-of-N.json`); empty for
-    /// an unsharded run, which is an arm of its own.
-    shards: BTreeSet<(u32, u32)>,
-}
-
-/// The shards run folder `run` holds, from its manifests' names.
-fn shards_in(manifests: &[(String, Value)]) -> BTreeSet<(u32, u32)> {
-    manifests
-        .iter()
-        .filter_map(|(name, _)| Shard::of_manifest(name).map(|s| (s.index, s.count)))
-        .collect()
-}
-
-/// The manifest fields that do not set a run apart: a shard's index, the trial count (a run
-/// extended with more trials), the task list and where the suite was.
-const NOT_SETTINGS: [&str; 4] = ["shard", "trials", "tasks", "suite"];
-
-/// Groups the folders into arms: folders whose manifests agree on every setting are one run
-/// (shards, or a run split over folders); a folder without a manifest is keyed by the agents
-/// of its records.
-fn arms_of(runs: &[PathBuf]) -> Result<Vec<ArmFolders>> {
-    let mut arms: Vec<ArmFolders> = Vec::new();
-    for run in runs {
-        let manifests = clawrun_run::manifest::sibling_manifests(run, "")?;
-        let mut header = RunHeader::from_manifests(&run.display().to_string(), &manifests);
-        if let Some(started) = timings(std::slice::from_ref(run))?.first_started {
-            header.text.push_str(&format!(", started {started}"));
-        }
-        let (key, agent) = match manifests.first() {
-            Some((_, m)) => {
-                let mut settings = m.clone();
-                if let Value::Object(map) = &mut settings {
-                    for k in NOT_SETTINGS {
-                        map.remove(k);
-                    }
-                }
-                let agent = m["agent"].as_str().unwrap_or("?").to_string();
-                (settings.to_string(), agent)
-            }
-            None => {
-                let mut agents: Vec<String> = load_runs(std::slice::from_ref(run))?
-                    .into_iter()
-                    .map(|r| r.agent)
-                    .collect();
-                agents.sort();
-                agents.dedup();
-                let agent = agents.join(", ");
-                (format!("records of {agent}"), agent)
-            }
-        };
-        // Folders are one run only when they hold other shards of one sharded run (the same
-        // settings and shard count, no shard twice); any other folder is an arm of its own,
-        // named by its folder when its agent is another arm's too.
-        let shards = shards_in(&manifests);
-        let joins = |a: &ArmFolders| {
-            a.key == key
-                && !shards.is_empty()
-                && !a.shards.is_empty()
-                && a.shards
-                    .iter()
-                    .all(|(_, n)| shards.iter().all(|(_, m)| n == m))
-                && a.shards.is_disjoint(&shards)
-        };
-        match arms.iter_mut().find(|a| joins(a)) {
-            Some(arm) => {
-                arm.folders.push(run.clone());
-                arm.headers.push(header);
-                arm.shards.extend(shards);
-            }
-            None => arms.push(ArmFolders {
-                key,
-                agent,
-                folders: vec![run.clone()],
-                headers: vec![header],
-                shards,
-            }),
-        }
-    }
-    Ok(arms)
+/// Groups the folders into arms ([`run_folder::arms_of`]).
+fn arms_of(runs: &[PathBuf]) -> Result<Vec<Arm>> {
+    run_folder::arms_of(runs, &mut warn).map_err(folder_error)
 }
 
 /// The price table of `formats`, if one was given.
@@ -499,7 +327,7 @@ fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Writes the comparison of `arms` (two or more).
 fn write_comparison(
-    arms: &[ArmFolders],
+    arms: &[Arm],
     formats: &ReportFormats,
     k: u32,
     prices: Option<&Prices>,

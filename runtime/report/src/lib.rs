@@ -8,6 +8,7 @@
 //! - [`prices`]: [`Prices`], the price table for costs; [`timing`]: wall times.
 //! - [`header`]: [`RunHeader`], each run folder's settings for the report's header.
 //! - [`record`]: one journal line ([`TrialRecord`]) and [`read_journal`].
+//! - [`run_folder`]: a run folder's journals, latest records, timings, manifests and arms.
 //! - [`stats`]: the estimators and the seeded bootstrap.
 //! - [`summary`]: [`Summary::from_records`] and its parts.
 //! - [`trace_file`]: where a trial's trace is in its run folder ([`TraceSpan`]) and reading it.
@@ -25,6 +26,7 @@ pub mod journal_lines;
 pub mod prices;
 pub mod record;
 pub mod render;
+pub mod run_folder;
 pub mod stats;
 pub mod summary;
 pub mod timing;
@@ -46,6 +48,7 @@ pub use self::render::json::{
 };
 pub use self::render::markdown::{render_comparison_markdown, render_markdown};
 pub use self::render::text::{render_comparison_text, render_text, render_text_width};
+pub use self::run_folder::{Arm, RunFolderError, Warning};
 pub use self::summary::{Aggregate, Estimate, Inputs, Summary, TaskSummary, Totals, TrialRows};
 pub use self::timing::{TimingLine, Timings};
 pub use self::trace_file::TraceSpan;

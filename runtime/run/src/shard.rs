@@ -132,13 +132,11 @@ impl Shard {
     }
 
     /// The shard whose manifest file is named `name` (`run.shard-I-of-N.json`, as
-    /// [`super::manifest::manifest_name`] names it); `None` for any other file.
+    /// [`super::manifest::manifest_name`] names it); `None` for any other file. The one parser
+    /// of those names is the run-folder reader's (`clawrun_report::run_folder`).
     pub fn of_manifest(name: &str) -> Option<Shard> {
-        let (i, n) = name
-            .strip_prefix("run.shard-")?
-            .strip_suffix(".json")?
-            .split_once("-of-")?;
-        Shard::new(i.parse().ok()?, n.parse().ok()?).ok()
+        let (i, n) = clawrun_report::run_folder::shard_of_manifest(name)?;
+        Shard::new(i, n).ok()
     }
 
     /// Shard `index` of `count`, checked.
