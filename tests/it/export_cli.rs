@@ -3,7 +3,8 @@
 //! validator and models, the OTLP/JSON by opentelemetry-proto's messages — with every trial's
 //! score, tool calls and faults found in it; the same run exported twice (and from a copy of
 //! its folder elsewhere) is byte-identical; a sharded run and a resumed run export as one;
-//! `--otlp-endpoint` posts the spans to a loopback collector.
+//! `--otlp-endpoint` posts the spans to a loopback collector; Inspect's own viewer (its static
+//! bundle, in headless Chromium) lists every sample with its scores.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -698,4 +699,94 @@ fn a_model_agent_s_turns_usage_and_model_name_are_exported() {
     assert!(read["generate_config"]["timeout"].is_u64(), "{read}");
     check_trials("atif (model)", &consume(&py, "atif", &atif), &want);
     check_trials("otel (model)", &consume(&py, "otel", &otel), &want);
+}
+
+/// The text a person sees in `dom` (scripts and styles left out, tags as spaces).
+fn visible_text(dom: &str) -> String {
+    let mut text = String::new();
+    let mut rest = dom;
+    while let Some(at) = rest.find('<') {
+        text.push_str(&rest[..at]);
+        text.push(' ');
+        let tag = &rest[at..];
+        let skip_to = ["<script", "<style"]
+            .iter()
+            .find(|open| tag.starts_with(**open))
+            .map(|open| format!("</{}>", &open[1..]));
+        rest = match skip_to {
+            Some(close) => tag.find(&close).map_or("", |e| &tag[e + close.len()..]),
+            None => tag.find('>').map_or("", |e| &tag[e + 1..]),
+        };
+    }
+    text.push_str(rest);
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn inspect_s_own_viewer_shows_every_sample_and_its_score_in_headless_chromium() {
+    let run = the_run();
+    let want = expected(&[run.to_path_buf()]);
+    let out = tempfile::tempdir().unwrap();
+    let logs = out.path().join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    ok(export(&[run], "inspect", &logs.join("run.eval")));
+    let Some(py) = consumers() else { return };
+    let Some(exe) = crate::browser::chromium() else {
+        return;
+    };
+    // The viewer as Inspect publishes it (`inspect view bundle`: a static site), served on
+    // loopback, loaded in headless Chromium until its scripts have read the log.
+    let bundle = out.path().join("bundle");
+    let inspect = py.with_file_name("inspect");
+    ok(Command::new(&inspect)
+        .args(["view", "bundle", "--log-dir"])
+        .arg(&logs)
+        .arg("--output-dir")
+        .arg(&bundle)
+        .output()
+        .unwrap());
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new(&py)
+        .args(["-m", "http.server", "--bind", "127.0.0.1"])
+        .arg(port.to_string())
+        .arg("--directory")
+        .arg(&bundle)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let dir = out.path().join("chromium");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (loaded, dom) = crate::browser::run_chromium(
+        &exe,
+        &dir,
+        &["--virtual-time-budget=120000", "--dump-dom"],
+        &format!("http://127.0.0.1:{port}/index.html"),
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(up && loaded, "the viewer's page did not load");
+    let text = visible_text(&dom);
+    assert!(
+        text.contains(&format!("{} Samples", want.len())),
+        "the viewer lists {} samples: {}",
+        want.len(),
+        &text[..text.len().min(3000)]
+    );
+    for (task, trial) in want.keys() {
+        let row = format!("{task} {}", trial + 1);
+        assert!(text.contains(&row), "no row `{row}` in the viewer: {text}");
+    }
+    for scorer in ["completion", "passed", "robustness", "safety", "score"] {
+        assert!(text.contains(scorer), "no {scorer} column: {text}");
+    }
+    assert!(!text.contains("Duration -"), "a negative duration: {text}");
 }

@@ -138,7 +138,10 @@ pub fn write_eval_log<W: Write + Seek>(run: &ExportRun, out: W) -> Result<W, Exp
     } else {
         json!({ model: sample::model_usage(&usage) })
     };
-    let stats = json!({"started_at": created, "completed_at": rfc3339(last_ns),
+    // Both ends on the virtual clock the trials ran on (`created` is the run's wall-clock
+    // start, whose end clawrun does not record): a wall start with a virtual end would make
+    // the viewer show a negative duration.
+    let stats = json!({"started_at": rfc3339(first_ns.min(last_ns)), "completed_at": rfc3339(last_ns),
         "model_usage": model_usage, "role_usage": {}});
     let reductions = json!([{
         "scorer": sample::SCORER, "reducer": "mean",
