@@ -105,17 +105,24 @@ fn the_page_shows_tables_banner_and_the_first_trial_with_its_fault() {
     assert!(dom.contains("<title>clawrun report</title>"));
     assert!(viewer.contains("429 Too Many Requests &lt;/script&gt;&lt;script&gt;"));
 
-    // a screenshot for people to look at (not asserted)
-    let png = dir.join("report.png");
-    let shot = format!("--screenshot={}", png.display());
-    let (ok, _) = run_chromium(
-        &exe,
-        &dir,
-        &[&shot, "--window-size=1400,2600"],
-        &url(&report, ""),
-    );
-    let _ = std::io::stderr()
-        .write_all(format!("screenshot (ok={ok}): {}\n", png.display()).as_bytes());
+    // the charts are drawn without script: a bar per category, a mark per trial
+    let charts = from_id(&dom, "charts");
+    assert!(charts.contains("id=\"chart-categories\""));
+    assert!(charts.contains("id=\"chart-passk\""));
+    assert!(charts.contains("<rect class=\"mark"));
+
+    // screenshots for people to look at (not asserted): a laptop's width and a phone's
+    for (name, size) in [
+        ("report-1280.png", "1280,2600"),
+        ("report-390.png", "390,2600"),
+    ] {
+        let png = dir.join(name);
+        let shot = format!("--screenshot={}", png.display());
+        let window = format!("--window-size={size}");
+        let (ok, _) = run_chromium(&exe, &dir, &[&shot, &window], &url(&report, ""));
+        let _ = std::io::stderr()
+            .write_all(format!("screenshot (ok={ok}): {}\n", png.display()).as_bytes());
+    }
 }
 
 #[test]

@@ -397,3 +397,78 @@ fn a_task_run_thousands_of_times_keeps_a_short_html_row() {
         "{row}"
     );
 }
+
+/// The numbers an SVG chart carries in its `<title>`s, in order.
+fn titles(svg: &str) -> Vec<&str> {
+    svg.split("<title>")
+        .skip(1)
+        .map(|t| &t[..t.find("</title>").unwrap()])
+        .collect()
+}
+
+#[test]
+fn html_charts_show_each_category_the_pass_curves_and_every_trial() {
+    use clawrun_report::render::html::charts;
+    let s = fixture();
+    let html = render_html(&s, &views());
+    for id in ["chart-categories", "chart-passk", "chart-strips"] {
+        assert_eq!(html.matches(&format!("id=\"{id}\"")).count(), 1, "{id}");
+    }
+    // A bar per category with a counted trial, its title the mean and interval the tables show.
+    let bars = charts::category_chart(&s);
+    let counted: Vec<_> = s
+        .categories
+        .iter()
+        .filter(|c| c.mean_score.is_some())
+        .collect();
+    assert_eq!(bars.matches("class=\"bar\"").count(), counted.len());
+    for c in &counted {
+        let e = c.mean_score.unwrap();
+        let title = format!(
+            "{}: {:.3} [{:.3}, {:.3}]",
+            c.name, e.value, e.ci95.lo, e.ci95.hi
+        );
+        assert!(bars.contains(&title), "{title} in {bars}");
+    }
+    // Pass@k and Pass^k at k = 1 equal the tables' Pass@1 (both are c/n); every k up to the
+    // most trials a task has is drawn, over the tasks with that many.
+    let curve = charts::pass_curve(&s);
+    let top = s.tasks.iter().map(|t| t.n).max().unwrap();
+    let points = titles(&curve);
+    assert_eq!(points.len(), 2 * top as usize, "{points:?}");
+    let pass1 = s.overall.pass_at_1.unwrap().value;
+    assert!(
+        points[0].starts_with(&format!("Pass@k, k = 1: {pass1:.3} over")),
+        "{points:?}"
+    );
+    assert!(
+        points[top as usize].starts_with(&format!("Pass^k, k = 1: {pass1:.3} over")),
+        "{points:?}"
+    );
+    let at_k = s.overall.pass_at_k.unwrap().value;
+    let with_k = s.tasks.iter().filter(|t| t.n >= s.k).count();
+    assert!(
+        points.contains(&format!("Pass@k, k = {}: {at_k:.3} over {with_k} tasks", s.k).as_str()),
+        "{points:?}"
+    );
+    // A mark per scored trial; unjudged ones grey.
+    let strips = charts::task_strips(&s);
+    let marks: usize = s.tasks.iter().map(|t| t.trials.len()).sum();
+    assert_eq!(strips.matches("<rect class=\"mark").count(), marks);
+    assert_eq!(
+        strips.matches("fill=\"#b8bec9\"").count(),
+        s.tasks
+            .iter()
+            .flat_map(|t| &t.trials)
+            .filter(|t| t.judgement == clawrun_report::Judgement::Unjudged)
+            .count()
+    );
+    // The same summary draws the same bytes.
+    assert_eq!(render_html(&s, &views()), html);
+}
+
+#[test]
+fn html_charts_are_left_out_when_nothing_was_scored() {
+    let s = Summary::from_records(sourced("j", Vec::new()), None).unwrap();
+    assert!(!render_html(&s, &[]).contains("id=\"charts\""));
+}

@@ -53,7 +53,7 @@ pub fn body(c: &Comparison) -> String {
     for arm in &c.arms {
         let s = &arm.summary;
         out.push_str(&format!(
-            "<details><summary>{} = {}</summary>\n<table class=\"agg\">\n<thead><tr>",
+            "<details><summary>{} = {}</summary>\n<div class=\"table-wrap\"><table class=\"agg\">\n<thead><tr>",
             esc(&arm.name),
             esc(&arm.label)
         ));
@@ -88,7 +88,7 @@ pub fn body(c: &Comparison) -> String {
         for (kind, a) in rows {
             out.push_str(&aggregate_row(kind, a, s.priced));
         }
-        out.push_str("</tbody>\n</table>\n</details>\n");
+        out.push_str("</tbody>\n</table></div>\n</details>\n");
     }
     out.push_str("</section>\n");
     out.push_str("<script type=\"application/json\" id=\"comparison-data\">");
@@ -101,7 +101,7 @@ pub fn body(c: &Comparison) -> String {
 fn arms_table(c: &Comparison) -> String {
     let priced = c.arms.iter().any(|a| a.summary.priced);
     let k = c.k;
-    let mut out = String::from("<table id=\"arms-table\">\n<thead><tr>");
+    let mut out = String::from("<div class=\"table-wrap\"><table id=\"arms-table\">\n<thead><tr>");
     let mut headers = vec![
         "arm".to_string(),
         "agent".into(),
@@ -162,7 +162,7 @@ fn arms_table(c: &Comparison) -> String {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody>\n</table>\n");
+    out.push_str("</tbody>\n</table></div>\n");
     out
 }
 

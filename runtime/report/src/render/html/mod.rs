@@ -6,6 +6,7 @@
 //! - [`page`]: the server-rendered parts (banners, cards, tables).
 //! - [`viewer`]: the viewer's embedded data and trial picker.
 
+pub mod charts;
 pub mod compare;
 pub mod failure;
 pub mod page;
@@ -68,6 +69,7 @@ pub fn report_page_start(summary: &Summary, facets: &viewer::Facets) -> String {
     out.push_str("</header>\n");
     out.push_str(&page::banners(summary));
     out.push_str(&page::cards(summary));
+    out.push_str(&charts::section(summary));
     out.push_str(&page::aggregate_table(summary));
     out.push_str(&page::task_table(summary));
     out.push_str(&page::graders(summary));

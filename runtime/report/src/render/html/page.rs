@@ -137,7 +137,7 @@ pub fn cards(s: &Summary) -> String {
 pub fn aggregate_table(s: &Summary) -> String {
     let k = s.k;
     let mut out = String::from("<section id=\"groups\">\n<h2>Groups and categories</h2>\n");
-    out.push_str("<table class=\"agg\">\n<thead><tr>");
+    out.push_str("<div class=\"table-wrap\"><table class=\"agg\">\n<thead><tr>");
     for c in aggregate_columns(k, s.priced) {
         if let Some(label) = c.html {
             out.push_str(&format!("<th>{}</th>", esc(&label)));
@@ -153,7 +153,7 @@ pub fn aggregate_table(s: &Summary) -> String {
     for (kind, a) in rows {
         out.push_str(&aggregate_row(kind, a, s.priced));
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
     out
 }
 
@@ -213,7 +213,9 @@ fn shown_columns(cols: Vec<crate::render::columns::Column>) -> usize {
 pub fn task_table(s: &Summary) -> String {
     let k = s.k;
     let mut out = String::from("<section id=\"tasks\">\n<h2>Tasks</h2>\n");
-    out.push_str("<table id=\"task-table\" class=\"sortable\">\n<thead><tr>");
+    out.push_str(
+        "<div class=\"table-wrap\"><table id=\"task-table\" class=\"sortable\">\n<thead><tr>",
+    );
     for c in task_columns(k, s.priced) {
         match (c.key, c.html) {
             (_, None) => {}
@@ -233,7 +235,7 @@ pub fn task_table(s: &Summary) -> String {
     for t in &s.tasks {
         out.push_str(&task_row(t, s.priced));
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
+    out.push_str("</tbody>\n</table></div>\n</section>\n");
     out
 }
 
@@ -389,7 +391,7 @@ pub fn graders(s: &Summary) -> String {
     out.push_str("</ul>\n");
     if !g.disagreements.is_empty() {
         let t = crate::render::grader_rows::disagreement_table(g);
-        out.push_str("<table class=\"agg\">\n<thead><tr>");
+        out.push_str("<div class=\"table-wrap\"><table class=\"agg\">\n<thead><tr>");
         for h in &t.header {
             out.push_str(&format!("<th>{}</th>", esc(h)));
         }
@@ -401,7 +403,7 @@ pub fn graders(s: &Summary) -> String {
             }
             out.push_str("</tr>\n");
         }
-        out.push_str("</tbody>\n</table>\n");
+        out.push_str("</tbody>\n</table></div>\n");
     }
     out.push_str("</section>\n");
     out
