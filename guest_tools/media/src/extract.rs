@@ -57,7 +57,9 @@ pub fn chain(plan: &Plan<'_>) -> Result<String, String> {
         }
         parts.push(user.to_owned());
     }
-    if let Some(t) = trim(plan.output_window.start, plan.output_window.duration) {
+    // The output's end is not a `trim` duration (counted from the first frame kept) but the
+    // `ffmpeg` command's recording time, counted from the output's start: see `extract`.
+    if let Some(t) = trim(plan.output_window.start, None) {
         parts.push(t);
     }
     parts.push("format=rgb24".into());
@@ -163,6 +165,14 @@ pub fn extract(
                     };
                     let (w, h, rgb) = filtered.rgb24();
                     filtered.unref();
+                    let since_start = seconds - plan.output_window.start.unwrap_or(0) as f64 / 1e6;
+                    if plan
+                        .output_window
+                        .duration
+                        .is_some_and(|d| since_start >= d as f64 / 1e6)
+                    {
+                        return Ok(true);
+                    }
                     sink(Picture {
                         width: w,
                         height: h,
@@ -260,6 +270,13 @@ pub fn extract(
                 }
             }
         }
+    }
+    if given >= limits::MAX_FRAMES && plan.max_frames > limits::MAX_FRAMES {
+        return Err(format!(
+            "stopped after {given} frames: at most {} frames per command (use -frames:v, \
+             -t or a lower fps)",
+            limits::MAX_FRAMES
+        ));
     }
     match last_error {
         Some(e) if given == 0 => Err(format!(

@@ -113,6 +113,9 @@ pub struct Probe {
     pub format_tags: Entries,
     /// Which streams.
     pub select: StreamSelect,
+    /// Stream entries were asked with `-show_entries`: ffprobe then also prints the (empty)
+    /// `programs` section whose streams they could be.
+    pub programs: bool,
     /// Errors are printed (not `-v quiet`).
     pub print_errors: bool,
 }
@@ -132,6 +135,7 @@ pub fn parse(args: &[String]) -> Result<Probe, String> {
     let mut format_tags = Entries::None;
     let mut select = StreamSelect::All;
     let mut print_errors = true;
+    let mut programs = false;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let arg = arg.as_str();
@@ -161,7 +165,10 @@ pub fn parse(args: &[String]) -> Result<Probe, String> {
                         None => (part, None),
                     };
                     match section {
-                        "stream" | "streams" => probe_streams.add(keys),
+                        "stream" | "streams" => {
+                            probe_streams.add(keys);
+                            programs = true;
+                        }
                         "stream_tags" => stream_tags.add(keys),
                         "stream_disposition" => stream_disposition.add(keys),
                         "format" => format.add(keys),
@@ -208,6 +215,7 @@ pub fn parse(args: &[String]) -> Result<Probe, String> {
         format_tags,
         select,
         print_errors,
+        programs,
     })
 }
 

@@ -58,7 +58,7 @@ fn sections<'a>(doc: &'a Doc, probe: &Probe) -> (Option<Vec<Section<'a>>>, Optio
 pub fn render(doc: &Doc, probe: &Probe) -> String {
     let (streams, format) = sections(doc, probe);
     match &probe.writer {
-        Writer::Json => json(streams.as_deref(), format.as_ref()),
+        Writer::Json => json(probe.programs, streams.as_deref(), format.as_ref()),
         Writer::Default {
             no_wrappers,
             no_key,
@@ -127,8 +127,12 @@ fn flat(out: &mut String, s: &Section<'_>, no_wrappers: bool, no_key: bool) {
     }
 }
 
-fn json(streams: Option<&[Section<'_>]>, format: Option<&Section<'_>>) -> String {
+fn json(programs: bool, streams: Option<&[Section<'_>]>, format: Option<&Section<'_>>) -> String {
     let mut parts = Vec::new();
+    if programs {
+        // The files probed here have no programs: ffprobe prints the section empty.
+        parts.push("    \"programs\": [\n\n    ]".to_owned());
+    }
     if let Some(streams) = streams {
         let items: Vec<String> = streams.iter().map(|s| json_object(s, 2)).collect();
         let body = if items.is_empty() {
@@ -280,5 +284,10 @@ mod tests {
         assert_eq!(render(&doc(), &probe), "vp9,320\n");
         let probe = parse(&args("-show_streams -select_streams a a")).unwrap();
         assert_eq!(render(&doc(), &probe), "");
+        let probe = parse(&args("-show_entries stream=width -of json a")).unwrap();
+        assert_eq!(
+            render(&doc(), &probe),
+            "{\n    \"programs\": [\n\n    ],\n    \"streams\": [\n        {\n            \"width\": 320\n        }\n    ]\n}\n"
+        );
     }
 }
