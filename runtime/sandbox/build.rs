@@ -107,7 +107,11 @@ fn main() {
         let wasm = target_dir
             .join("wasm32-wasip2/release")
             .join(format!("{bin}.wasm"));
-        assert!(wasm.exists(), "guest component {} was not built", wasm.display());
+        assert!(
+            wasm.exists(),
+            "guest component {} was not built",
+            wasm.display()
+        );
         writeln!(
             code,
             "/// The `{bin}` component of guest_tools.\npub static {name}: &[u8] = include_bytes!({:?});",

@@ -434,6 +434,10 @@ fn frame_grabs_equal_native_ffmpeg() {
                 both_ffmpeg(clips, clip, &["-ss", at], &["-frames:v", "1"], "grab.png");
             assert_same_frames(&format!("{clip} -ss {at}"), &native, &ours, dir.path());
         }
+        // A grab by frame number, as agents write it.
+        let select = ["-vf", "select=eq(n\\,45)", "-frames:v", "1"];
+        let (native, ours, dir) = both_ffmpeg(clips, clip, &[], &select, "n45.png");
+        assert_same_frames(&format!("{clip} select n=45"), &native, &ours, dir.path());
         let (native, ours, dir) = both_ffmpeg(
             clips,
             clip,
