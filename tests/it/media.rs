@@ -69,6 +69,7 @@ static CLIPS: LazyLock<Option<Clips>> = LazyLock::new(|| {
         );
     };
     make("h264.mp4", &["-c:v", "libx264"], &["-c:a", "aac"]);
+    make("video_only.mp4", &["-c:v", "libx264"], &["-an", "-t", "6"]);
     make(
         "vp9.webm",
         &[
@@ -97,7 +98,7 @@ static MEDIA: LazyLock<Program> = LazyLock::new(|| {
 fn vfs(clips: &Clips) -> Vfs {
     let mut vfs = Vfs::new();
     vfs.create_dir_all(DIR).unwrap();
-    for name in CLIP_NAMES {
+    for name in CLIP_NAMES.iter().chain(&["video_only.mp4"]) {
         vfs.write_file(
             &format!("{DIR}/{name}"),
             &std::fs::read(clips.path(name)).unwrap(),
@@ -466,9 +467,6 @@ fn filters_and_time_windows_equal_native_ffmpeg() {
             &["-t", "5.5", "-vf", "fps=1.0", "-frames:v", "8"],
         ),
         (&[], &["-vf", "fps=2,scale=320:-2", "-frames:v", "5"]),
-        // Output -ss/-to on the output frame grid (3 s = 6 frames at 2 fps). Off the grid
-        // (fps=1.5) the `ffmpeg` command's constant-frame-rate sync may duplicate a frame,
-        // which this subset does not copy.
         (
             &[],
             &["-ss", "3", "-to", "6", "-vf", "fps=2,crop=200:100:10:20"],
@@ -834,4 +832,31 @@ fn base64_decode(data: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD
         .decode(data)
         .unwrap()
+}
+
+/// The `ffmpeg` command's frame-rate sync for image sequences: constant rate with duplicates
+/// (`select` without `-vsync vfr`, `-r`, an output start off the frame grid) for a file with
+/// several streams, no initial duplicates for a file with one (`vscfr`), and `-vsync`.
+#[test]
+fn frame_rate_sync_equals_native_ffmpeg() {
+    let Some(clips) = &*CLIPS else { return };
+    let cases: [(&[&str], &[&str]); 6] = [
+        (&[], &["-vf", "select=eq(n\\,45)"]),
+        (&[], &["-vf", "select=eq(n\\,45)", "-vsync", "vfr"]),
+        (&[], &["-r", "1"]),
+        (&["-ss", "2"], &["-t", "3", "-r", "2"]),
+        (&[], &["-ss", "3", "-to", "5.5", "-vf", "fps=1.5"]),
+        (&["-ss", "1.25"], &["-frames:v", "3"]),
+    ];
+    for clip in ["h264.mp4", "video_only.mp4"] {
+        for (pre, post) in cases {
+            let (native, ours, dir) = both_ffmpeg(clips, clip, pre, post, "f_%04d.png");
+            assert_same_frames(
+                &format!("{clip} {pre:?} {post:?}"),
+                &native,
+                &ours,
+                dir.path(),
+            );
+        }
+    }
 }

@@ -12,6 +12,7 @@ use crate::ff::frame::{Frame, Packet};
 use crate::ff::graph::{Graph, Pulled, Source};
 use crate::ff::input::{Input, NOPTS};
 use crate::limits::{self, MAX_PACKETS};
+use crate::sync::{Mode, Rational, Sync, float_pts};
 use crate::time::seconds_text;
 
 /// What to extract.
@@ -25,9 +26,14 @@ pub struct Plan<'a> {
     pub filters: Option<&'a str>,
     /// `-frames:v`.
     pub max_frames: u64,
+    /// `-r` after the input: the output frame rate.
+    pub rate: Option<Rational>,
+    /// `-vsync`/`-fps_mode` (automatic when `None`).
+    pub sync: Option<Mode>,
 }
 
 /// One extracted picture.
+#[derive(Clone)]
 pub struct Picture {
     /// Width in pixels.
     pub width: u32,
@@ -152,40 +158,83 @@ pub fn extract(
     let mut decode_errors = 0u64;
     let mut last_error: Option<String> = None;
 
+    // The `ffmpeg` command's video sync, set up at the first filtered frame (it needs the
+    // sink's frame rate).
+    let mode = plan.sync.unwrap_or(if input.streams().len() == 1 {
+        Mode::Vscfr
+    } else {
+        Mode::Cfr
+    });
+    let stream_rate = (i64::from(frame_rate.num), i64::from(frame_rate.den));
+    let mut sync: Option<(Sync, Rational)> = None;
+    let mut last: Option<Picture> = None;
     let mut drain = |graph: &mut Graph, given: &mut u64| -> Result<bool, String> {
         loop {
-            match graph.pull(&mut filtered)? {
+            let pulled = graph.pull(&mut filtered)?;
+            if matches!(pulled, Pulled::Again) {
+                return Ok(false);
+            }
+            let sink_tb = graph.out_time_base();
+            let sink_tb = (i64::from(sink_tb.0), i64::from(sink_tb.1));
+            let sink_rate = graph.out_frame_rate();
+            let sink_rate = (i64::from(sink_rate.0), i64::from(sink_rate.1));
+            let (sync, enc_tb) = sync.get_or_insert_with(|| {
+                let rate = [plan.rate, Some(sink_rate), Some(stream_rate)]
+                    .into_iter()
+                    .flatten()
+                    .find(|r| r.0 > 0 && r.1 > 0)
+                    .unwrap_or((25, 1));
+                let enc_tb = (rate.1, rate.0);
+                let recording = plan.output_window.duration;
+                (Sync::new(mode, enc_tb, max_frames, recording), enc_tb)
+            });
+            let enc_tb = *enc_tb;
+            match pulled {
                 Pulled::Frame => {
-                    let tb = graph.out_time_base();
                     let f = filtered.raw();
-                    let seconds = if f.pts == NOPTS || tb.1 == 0 {
-                        0.0
-                    } else {
-                        f.pts as f64 * f64::from(tb.0) / f64::from(tb.1)
-                    };
+                    let start = plan.output_window.start.unwrap_or(0);
+                    let ipts = float_pts(f.pts, sink_tb, enc_tb, start);
+                    let q = |r: Rational| r.0 as f64 / r.1 as f64;
+                    let mut duration = 0.0;
+                    if sink_rate.0 > 0 && sink_rate.1 > 0 {
+                        duration = 1.0 / (q(sink_rate) * q(enc_tb));
+                    }
+                    duration = duration.min(1.0);
+                    let own = (f.duration as f64 * q(sink_tb) / q(enc_tb)) as f32;
+                    if plan.filters.is_none() && own.round_ties_even() > 0.0 {
+                        duration = f64::from(own.round_ties_even());
+                    }
+                    let seconds = f.pts as f64 * q(sink_tb);
                     let (w, h, rgb) = filtered.rgb24();
                     filtered.unref();
-                    let since_start = seconds - plan.output_window.start.unwrap_or(0) as f64 / 1e6;
-                    if plan
-                        .output_window
-                        .duration
-                        .is_some_and(|d| since_start >= d as f64 / 1e6)
-                    {
-                        return Ok(true);
-                    }
-                    sink(Picture {
+                    let emit = sync.frame(ipts, duration);
+                    let picture = Picture {
                         width: w,
                         height: h,
                         rgb,
                         seconds,
-                    })?;
-                    *given += 1;
-                    if *given >= max_frames {
-                        return Ok(true);
+                    };
+                    for i in 0..emit.total {
+                        match (&last, i < emit.previous) {
+                            (Some(previous), true) => sink(previous.clone())?,
+                            _ => sink(picture.clone())?,
+                        }
+                        *given += 1;
+                    }
+                    last = Some(picture);
+                }
+                _ => {
+                    let emit = sync.flush();
+                    if let Some(previous) = &last {
+                        for _ in 0..emit.previous {
+                            sink(previous.clone())?;
+                            *given += 1;
+                        }
                     }
                 }
-                Pulled::Again => return Ok(false),
-                Pulled::End => return Ok(true),
+            }
+            if sync.done() || matches!(pulled, Pulled::End) {
+                return Ok(true);
             }
         }
     };

@@ -17,6 +17,7 @@ pub mod limits;
 pub mod probe;
 pub mod pyjson;
 pub mod readmedia;
+pub mod sync;
 pub mod time;
 
 #[cfg(target_family = "wasm")]

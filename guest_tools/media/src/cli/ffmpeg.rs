@@ -6,10 +6,12 @@
 //! message naming the option, never silently.
 
 use super::{unsupported, value};
+use crate::sync::Mode;
 use crate::time::parse_duration;
 
 const SUPPORTED: &str = "-y, -n, -hide_banner, -nostdin, -nostats, -v/-loglevel, -ss, -t, -to, \
-    -i, -vf/-filter:v, -frames:v/-vframes, -q:v/-qscale:v, -update, -f image2, -an, -sn, -dn, \
+    -i, -vf/-filter:v, -frames:v/-vframes, -r (output), -vsync/-fps_mode, -q:v/-qscale:v, \
+    -update, -f image2, -an, -sn, -dn, \
     -c:v/-vcodec png|mjpeg, and one .png/.jpg/.jpeg output (a %d pattern for sequences)";
 
 /// Still-image formats the subset writes.
@@ -65,6 +67,10 @@ pub struct Job {
     pub output: String,
     /// The output's image format.
     pub kind: ImageKind,
+    /// `-r` after the input: the output frame rate, as written (FFmpeg parses it).
+    pub rate: Option<String>,
+    /// `-vsync`/`-fps_mode` (automatic when `None`).
+    pub sync: Option<Mode>,
     /// Warnings FFmpeg prints for this command line (a repeated `-vf`, ...).
     pub warnings: Vec<String>,
 }
@@ -114,6 +120,8 @@ pub fn parse(args: &[String]) -> Result<Job, String> {
     let mut codec: Option<ImageKind> = None;
     let mut output: Option<String> = None;
     let mut warnings = Vec::new();
+    let mut rate = None;
+    let mut sync = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let arg = arg.as_str();
@@ -169,6 +177,12 @@ pub fn parse(args: &[String]) -> Result<Job, String> {
                     .parse()
                     .map_err(|_| format!("{program}: invalid value '{q}' for option {arg}"))?;
                 quality = Some(q.clamp(1.0, 31.0) as u32);
+            }
+            "-r" | "-r:v" if input.is_some() => {
+                rate = Some(value(program, arg, &mut rest)?.to_owned())
+            }
+            "-vsync" | "-fps_mode" | "-fps_mode:v" => {
+                sync = Mode::parse(value(program, arg, &mut rest)?)?
             }
             "-update" => {
                 let v = value(program, arg, &mut rest)?;
@@ -244,6 +258,8 @@ pub fn parse(args: &[String]) -> Result<Job, String> {
         update,
         output,
         kind,
+        rate,
+        sync,
         warnings,
     })
 }
@@ -335,6 +351,13 @@ mod tests {
         assert!(err.contains("still images only"), "{err}");
         let err = parse(&args("-i a.mp4 -i b.mp4 out.png")).unwrap_err();
         assert!(err.contains("second input"), "{err}");
+        let err = parse(&args("-r 5 -i a.mp4 out%d.png")).unwrap_err();
+        assert!(err.contains("option -r is not supported"), "{err}");
+        let job = parse(&args("-i a.mp4 -r 1 -vsync vfr out%d.png")).unwrap();
+        assert_eq!(
+            (job.rate.as_deref(), job.sync),
+            (Some("1"), Some(Mode::Vfr))
+        );
         let err = parse(&args("-i a.mp4 -t -2 out.png")).unwrap_err();
         assert!(err.contains("never negative"), "{err}");
     }

@@ -39,11 +39,21 @@ pub fn run(args: &[String], cwd: &str) -> Ran {
             return ran;
         }
     };
+    let rate = match job.rate.as_deref().map(parse_rate).transpose() {
+        Ok(rate) => rate,
+        Err(e) => {
+            ran.stderr.push_str(&format!("{e}\n"));
+            ran.status = 1;
+            return ran;
+        }
+    };
     let plan = Plan {
         input_window: job.input_window,
         output_window: job.output_window,
         filters: job.filters.as_deref(),
         max_frames: job.max_frames.unwrap_or(u64::MAX),
+        rate,
+        sync: job.sync,
     };
     let mut number = 0u64;
     let written = extract::extract(&mut input, &plan, |pic| {
@@ -81,4 +91,16 @@ pub fn run(args: &[String], cwd: &str) -> Ran {
         }
     }
     ran
+}
+
+/// A frame rate as FFmpeg reads `-r` (`25`, `30000/1001`, `0.5`, `ntsc`).
+fn parse_rate(text: &str) -> Result<(i64, i64), String> {
+    let c = crate::ff::c_string(text)?;
+    let mut rate = ffmpeg_wasi::avfilter::AVRational { num: 0, den: 0 };
+    // SAFETY: a valid C string and an output rational.
+    let ret = unsafe { crate::ff::sys::av_parse_video_rate(&mut rate, c.as_ptr()) };
+    if ret < 0 || rate.num <= 0 || rate.den <= 0 {
+        return Err(format!("Invalid framerate value: {text}"));
+    }
+    Ok((i64::from(rate.num), i64::from(rate.den)))
 }

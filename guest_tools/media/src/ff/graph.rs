@@ -163,6 +163,13 @@ impl Graph {
         }
     }
 
+    /// The frame rate of the sink's frames (0/1 when unknown).
+    pub fn out_frame_rate(&self) -> (i32, i32) {
+        // SAFETY: a configured sink.
+        let r = unsafe { sys::av_buffersink_get_frame_rate(self.sink) };
+        (r.num, r.den)
+    }
+
     /// The time base of the frames the sink gives.
     pub fn out_time_base(&self) -> (i32, i32) {
         // SAFETY: a configured sink.

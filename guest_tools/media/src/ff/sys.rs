@@ -25,6 +25,15 @@ unsafe extern "C" {
     pub fn av_buffersink_get_time_base(
         ctx: *const AVFilterContext,
     ) -> ffmpeg_wasi::avfilter::AVRational;
+    /// libavfilter/buffersink.h
+    pub fn av_buffersink_get_frame_rate(
+        ctx: *const AVFilterContext,
+    ) -> ffmpeg_wasi::avfilter::AVRational;
+    /// libavutil/parseutils.h
+    pub fn av_parse_video_rate(
+        rate: *mut ffmpeg_wasi::avfilter::AVRational,
+        text: *const c_char,
+    ) -> c_int;
     /// libavutil/pixdesc.h
     pub fn av_get_pix_fmt_name(pix_fmt: c_int) -> *const c_char;
     /// libavutil/pixdesc.h

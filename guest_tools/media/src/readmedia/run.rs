@@ -54,6 +54,8 @@ pub fn answer(args: &Args, path: &str, keep: Keep) -> Result<Answer, String> {
             output_window: job.output_window,
             filters: job.filters.as_deref(),
             max_frames: job.max_frames.unwrap_or(u64::MAX),
+            rate: None,
+            sync: job.sync,
         };
         let extracted = extract::extract(input, &plan, |pic| {
             images.push(match keep {
