@@ -860,3 +860,64 @@ fn frame_rate_sync_equals_native_ffmpeg() {
         }
     }
 }
+
+/// Frames larger than 1280 pixels are shown scaled to a long edge of 1280 (Lanczos), and more
+/// than 64 frames are sampled uniformly to 64, as Claw-Eval's dispatcher does.
+#[test]
+fn readmedia_tool_scales_and_samples_what_the_model_sees() {
+    let Some(clips) = &*CLIPS else { return };
+    let big = clips.dir.path().join("big.mp4");
+    native_ffmpeg(
+        clips.dir.path(),
+        &[
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=1920x1080:rate=30:duration=3",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            big.to_str().unwrap(),
+        ],
+    )
+    .unwrap();
+    let mut v = vfs(clips);
+    v.write_file(&format!("{DIR}/big.mp4"), &std::fs::read(&big).unwrap())
+        .unwrap();
+    let request =
+        json!({"args": {"path": "big.mp4", "fps": 30, "max_frames": 80}, "state": {"cwd": DIR}});
+    let ran = run(v, &[], request.to_string().as_bytes());
+    assert_eq!(ran.status, Status::Exited(0), "{}", text(&ran.stderr));
+    let response: Value = serde_json::from_slice(&ran.stdout).unwrap();
+    let model: Value = serde_json::from_str(response["output"].as_str().unwrap()).unwrap();
+    assert_eq!(model["frame_count"], 80, "{model}");
+    assert_eq!(model["frames_shown"], 64);
+    assert_eq!(model["sampling"], "uniform (64 of 80)");
+    assert_eq!(model["metadata"]["width"], 1920);
+    let images = response["images"].as_array().unwrap();
+    assert_eq!(images.len(), 64);
+    let scratch = tempfile::tempdir().unwrap();
+    let first = scratch.path().join("first.jpg");
+    std::fs::write(&first, base64_decode(images[0]["data"].as_str().unwrap())).unwrap();
+    assert_eq!(size(&first), (1280, 720));
+    // The picture is the video's first frame, scaled.
+    let native = scratch.path().join("native.png");
+    native_ffmpeg(
+        scratch.path(),
+        &[
+            "-y",
+            "-i",
+            big.to_str().unwrap(),
+            "-frames:v",
+            "1",
+            "-vf",
+            "scale=1280:720:flags=lanczos",
+            native.to_str().unwrap(),
+        ],
+    )
+    .unwrap();
+    let db = psnr(&native, &first);
+    assert!(db >= SAME_FRAME_JPEG_DB, "shown frame 0: {db:.2} dB");
+}
