@@ -652,6 +652,12 @@ fn readmedia_tool_shows_the_model_what_claw_evals_dispatcher_does() {
         json!({"args": {"path": "h264.mp4", "fps": 2, "max_frames": 70}, "state": {"cwd": DIR}});
     let ran = run(vfs(clips), &[], request.to_string().as_bytes());
     assert_eq!(ran.status, Status::Exited(0), "{}", text(&ran.stderr));
+    // The same call gives the same bytes (a replay shows the model the same images).
+    let again = run(vfs(clips), &[], request.to_string().as_bytes());
+    assert!(
+        again.stdout == ran.stdout,
+        "two runs of one ReadMedia call differ"
+    );
     let response: Value = serde_json::from_slice(&ran.stdout).unwrap();
     assert_eq!(response["is_error"], false, "{}", response["output"]);
     // 12 s at 2 fps: 24 frames, all shown (under the 64 cap).
