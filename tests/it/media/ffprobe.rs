@@ -152,3 +152,71 @@ fn ffprobe_show_entries_and_writers_equal_native() {
         }
     }
 }
+
+/// Audio files and a GIF: the whole document equals native ffprobe's.
+#[test]
+fn ffprobe_of_audio_and_gif_equals_native() {
+    let Some(clips) = &*CLIPS else { return };
+    let dir = clips.dir.path();
+    let made: [(&str, &[&str]); 3] = [
+        (
+            "tone.wav",
+            &["-f", "lavfi", "-i", "sine=frequency=440:duration=3"],
+        ),
+        (
+            "tone.mp3",
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "sine=frequency=440:duration=3",
+                "-c:a",
+                "libmp3lame",
+            ],
+        ),
+        (
+            "anim.gif",
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=size=160x120:rate=10:duration=2",
+            ],
+        ),
+    ];
+    let mut v = vfs(clips);
+    for (name, args) in made {
+        let mut all = vec!["-y"];
+        all.extend(args);
+        all.push(name);
+        native_ffmpeg(dir, &all).unwrap();
+        v.write_file(
+            &format!("{DIR}/{name}"),
+            &std::fs::read(dir.join(name)).unwrap(),
+        )
+        .unwrap();
+    }
+    for (name, _) in made {
+        let args = [
+            "-v",
+            "quiet",
+            "-print_format",
+            "json",
+            "-show_format",
+            "-show_streams",
+            name,
+        ];
+        let native = Command::new("ffprobe")
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        let mut ours_args = vec!["ffprobe"];
+        ours_args.extend(args);
+        let ours = run(v.clone(), &ours_args, b"");
+        assert_eq!(ours.status, Status::Exited(0), "{}", text(&ours.stderr));
+        let n: Value = serde_json::from_slice(&native.stdout).unwrap();
+        let o: Value = serde_json::from_slice(&ours.stdout).unwrap();
+        assert_eq!(o, n, "{name}");
+    }
+}

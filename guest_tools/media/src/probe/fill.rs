@@ -210,7 +210,11 @@ fn stream(input: &Input, index: usize) -> Stream {
             put("sample_fmt", opt(names::sample_fmt(par.format)));
             put("sample_rate", positive(par.sample_rate.into()));
             put("channels", Value::Int(par.ch_layout.nb_channels.into()));
-            put("channel_layout", opt(names::channel_layout(&par.ch_layout)));
+            // A layout of unspecified order (`AV_CHANNEL_ORDER_UNSPEC`, 0) is "unknown": hidden.
+            let layout = (par.ch_layout.order != 0)
+                .then(|| names::channel_layout(&par.ch_layout))
+                .flatten();
+            put("channel_layout", opt(layout));
             // SAFETY: a pure function of the codec id.
             let bits = unsafe { f::av_get_bits_per_sample(par.codec_id) };
             put("bits_per_sample", Value::Int(bits.into()));
