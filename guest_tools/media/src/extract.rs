@@ -300,7 +300,12 @@ pub fn extract(
                             sar: (raw.sample_aspect_ratio.num, raw.sample_aspect_ratio.den),
                             frame_rate: (frame_rate.num, frame_rate.den),
                         };
-                        graph = Some(Graph::new(&source, &chain)?);
+                        let made = Graph::new(&source, &chain)?;
+                        // What the filters make is bounded as what the decoder makes.
+                        let (w, h) = made.out_size();
+                        limits::check_dimensions(w.into(), h.into())
+                            .map_err(|e| format!("the filters' output: {e}"))?;
+                        graph = Some(made);
                     }
                     let g = graph.as_mut().expect("graph made above");
                     g.push(&frame)?;

@@ -71,6 +71,30 @@ fn hostile_inputs_are_errors_never_crashes() {
             "{response}"
         );
     }
+    // Filters that blow a picture up, or loop one forever: errors, bounded.
+    for (chain, says) in [
+        ("scale=20000:20000", "larger than"),
+        ("loop=loop=-1:size=5,scale=16:16", "at most 1000 frames"),
+    ] {
+        let mut v = vfs(clips);
+        v.create_dir_all("/out").unwrap();
+        let ran = run(
+            v,
+            &["ffmpeg", "-i", "h264.mp4", "-vf", chain, "/out/f%d.png"],
+            b"",
+        );
+        assert_eq!(
+            ran.status,
+            Status::Exited(1),
+            "{chain}: {}",
+            text(&ran.stderr)
+        );
+        assert!(
+            text(&ran.stderr).contains(says),
+            "{chain}: {}",
+            text(&ran.stderr)
+        );
+    }
     // More frames than one command may write: an error, after the first thousand.
     let mut v = vfs(clips);
     v.create_dir_all("/out").unwrap();

@@ -163,6 +163,17 @@ impl Graph {
         }
     }
 
+    /// The picture size of the sink's frames, as configured.
+    pub fn out_size(&self) -> (i32, i32) {
+        // SAFETY: a configured sink.
+        unsafe {
+            (
+                sys::av_buffersink_get_w(self.sink),
+                sys::av_buffersink_get_h(self.sink),
+            )
+        }
+    }
+
     /// The frame rate of the sink's frames (0/1 when unknown).
     pub fn out_frame_rate(&self) -> (i32, i32) {
         // SAFETY: a configured sink.

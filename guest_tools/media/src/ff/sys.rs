@@ -26,6 +26,10 @@ unsafe extern "C" {
         ctx: *const AVFilterContext,
     ) -> ffmpeg_wasi::avfilter::AVRational;
     /// libavfilter/buffersink.h
+    pub fn av_buffersink_get_w(ctx: *const AVFilterContext) -> c_int;
+    /// libavfilter/buffersink.h
+    pub fn av_buffersink_get_h(ctx: *const AVFilterContext) -> c_int;
+    /// libavfilter/buffersink.h
     pub fn av_buffersink_get_frame_rate(
         ctx: *const AVFilterContext,
     ) -> ffmpeg_wasi::avfilter::AVRational;
