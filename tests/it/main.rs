@@ -42,6 +42,7 @@ mod guest_http;
 mod journal_untrusted;
 mod limits;
 mod mcp;
+mod media;
 mod mock_llm_cli;
 mod model_eval;
 mod python;

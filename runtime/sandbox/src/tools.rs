@@ -40,6 +40,12 @@ pub fn component(name: &str) -> Option<&'static [u8]> {
         .map(|(_, wasm)| *wasm)
 }
 
+/// The media component (`guest_tools/media`: ReadMedia's video backend, `ffprobe`, `ffmpeg`),
+/// embedded for the integration that will offer it; not yet one of [`names`].
+pub fn media_component() -> &'static [u8] {
+    embedded::MEDIA
+}
+
 /// State carried from one tool call to the next within a trial (Bash's cwd and exports).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolState {
