@@ -71,6 +71,7 @@ mod task_status;
 mod tools;
 mod trial_e2e;
 mod validate;
+mod view;
 mod wasi_conformance;
 mod wasi_fs;
 mod web_real;

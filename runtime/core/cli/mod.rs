@@ -26,6 +26,7 @@ mod tool;
 mod trace;
 mod trial_args;
 mod validate;
+mod view;
 mod web_args;
 mod write_back;
 
@@ -69,6 +70,8 @@ enum Command {
     Mcp(Box<mcp::McpArgs>),
     /// Summarise run folders (shards merged): table, JSON, Markdown, HTML.
     Report(report::ReportArgs),
+    /// A local page over a folder of runs: each run's status and report, any two compared.
+    View(view::ViewArgs),
     /// Export a run as an Inspect log, Harbor trajectories (ATIF) or OTLP/JSON spans.
     Export(export::ExportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
@@ -119,6 +122,7 @@ pub fn main() -> i32 {
         Command::Fuzz(args) => fuzz::fuzz_command(*args, quiet),
         Command::Mcp(args) => mcp::mcp_command(*args),
         Command::Report(args) => report::report_command(args),
+        Command::View(args) => view::view_command(args),
         Command::Export(args) => export::export_command(args),
         Command::Replay(args) => replay::replay_command(args),
         Command::Trace(args) => trace::trace_command(args),

@@ -257,7 +257,7 @@ fn write_reports_printing(
     let prices = prices(formats)?;
     let arms = arms_of(runs)?;
     if arms.len() > 1 {
-        return write_comparison(&arms, formats, k, prices.as_ref());
+        return write_comparison(&arms, formats, k, prices.as_ref(), print);
     }
     let timings = timings(runs)?;
     // The summary reads the journals one record at a time; only the JSON report lists every
@@ -331,6 +331,7 @@ fn write_comparison(
     formats: &ReportFormats,
     k: u32,
     prices: Option<&Prices>,
+    print: bool,
 ) -> Result<()> {
     let mut labels: Vec<String> = arms.iter().map(|a| a.agent.clone()).collect();
     for (i, arm) in arms.iter().enumerate() {
@@ -376,6 +377,9 @@ fn write_comparison(
             html,
             clawrun_report::render_comparison_html(&comparison, &all).as_bytes(),
         )?;
+    }
+    if !print {
+        return Ok(());
     }
     if formats.json {
         super::output::write_with(|out| clawrun_report::write_comparison_json(&comparison, out))?;

@@ -21,6 +21,24 @@ pub struct RunLock {
     _file: File,
 }
 
+/// Whether a process is writing run folder `out` now (any of its writer locks, a shard's
+/// included, is held). Asks without taking a lock anyone would wait on.
+pub fn held(out: &Path) -> bool {
+    std::fs::read_dir(out)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(".clawrun") && name.ends_with(".lock")
+        })
+        .any(|e| {
+            File::open(e.path())
+                .is_ok_and(|f| matches!(f.try_lock_shared(), Err(TryLockError::WouldBlock)))
+        })
+}
+
 impl RunLock {
     /// Takes the writer lock of run folder `out` for this invocation's `shard`, or says which
     /// process holds it (a usage error: exit status 2).
