@@ -23,6 +23,8 @@ fn the_readme_main_command_runs() {
         .lines()
         .find(|l| l.contains("cargo run --release -- run"))
         .expect("the main command");
+    // The command, without a trailing shell comment.
+    let line = line.split(" #").next().unwrap();
     let args: Vec<&str> = line
         .split(" -- ")
         .nth(1)
