@@ -198,6 +198,19 @@ fn an_offline_run_is_judged_from_its_traces_into_a_new_run_folder() {
     assert!(new.join("report.html").is_file());
     let report = clawrun(&["report", new.to_str().unwrap()], &[]);
     assert!(report.status.success(), "{}", stderr(&report));
+    // The judged run's trials are the source's plays: their wall times came along.
+    let text = String::from_utf8_lossy(&report.stdout);
+    let wall = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("wall time"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(wall.contains("run session(s)"), "{wall}");
+    // Items the judge answered nothing usable for are named as such, not as lacking a judge.
+    assert!(!text.contains("add a judge"), "judged: {text}");
+    assert!(
+        text.contains("the judge (openai:mock-judge) gave no usable verdict"),
+        "{text}"
+    );
     assert_eq!(snapshot(&run), before, "the source run changed");
 
     // Again: a fresh folder, never the first one; this time the judge comes from a model

@@ -410,7 +410,7 @@ fn unjudged_trials_show_as_unjudged_not_as_failures() {
     assert!(row.contains("UNJUDGED") && row.contains("unj unj"), "{row}");
     assert!(!row.contains("0.200") && !row.contains("0.20-"), "{row}");
     assert!(
-        text.contains("!!! WARNING: UNJUDGED RUBRIC ITEMS: 2 of 6 trials are UNJUDGED"),
+        text.contains("note: NEEDS A JUDGE: 2 of 6 trials have no score yet"),
         "{text}"
     );
     let overall = text.lines().find(|l| l.starts_with("overall ")).unwrap();

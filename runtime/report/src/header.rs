@@ -11,6 +11,8 @@ pub struct RunHeader {
     pub folder: String,
     /// The header's text (without the folder), e.g. `agent oracle, seed 3, ...`.
     pub text: String,
+    /// The judge model the run had, if any.
+    pub judge: Option<String>,
 }
 
 impl RunHeader {
@@ -21,6 +23,7 @@ impl RunHeader {
             return RunHeader {
                 folder: folder.to_string(),
                 text: "no run.json (settings unknown)".to_string(),
+                judge: None,
             };
         };
         let text_of = |v: &Value| match v {
@@ -69,6 +72,7 @@ impl RunHeader {
         RunHeader {
             folder: folder.to_string(),
             text: parts.join(", "),
+            judge: m["judge"].as_str().map(str::to_string),
         }
     }
 }

@@ -72,7 +72,7 @@ fn the_page_shows_tables_banner_and_the_first_trial_with_its_fault() {
 
     // the unjudged banner and the summary cards
     let banner = from_id(&dom, "unjudged-banner");
-    assert!(banner.contains("WARNING: UNJUDGED RUBRIC ITEMS: 1 of 11 trials are PARTLY JUDGED"));
+    assert!(banner.contains("NEEDS A JUDGE: 1 of 11 are scored over their checkable items only"));
     assert!(dom.contains("<div class=\"label\">Mean score</div><div class=\"value\">~0.667</div>"));
     // every task row, with its mean score (T001: (0.9 + 0.8 + 0.5) / 3 = 0.733)
     for (id, score) in [
@@ -173,7 +173,7 @@ fn without_javascript_the_tables_still_show() {
     for id in ["T001_alpha", "T002_beta", "T003_gamma", "T004_delta"] {
         assert!(dom.contains(&format!("<tr data-task=\"{id}\">")), "{id}");
     }
-    assert!(from_id(&dom, "unjudged-banner").contains("UNJUDGED RUBRIC ITEMS"));
+    assert!(from_id(&dom, "unjudged-banner").contains("NEEDS A JUDGE"));
     assert!(dom.contains("<div class=\"value\">~0.667</div>"));
     assert!(dom.contains("The trial viewer needs JavaScript"));
 }

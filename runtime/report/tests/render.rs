@@ -20,7 +20,7 @@ fn clean() -> Summary {
 }
 
 #[test]
-fn text_shows_every_task_aggregate_and_the_banner_twice() {
+fn text_shows_every_task_aggregate_then_the_judge_note_once_at_the_end() {
     let out = render_text(&fixture());
     for id in ["T001_alpha", "T002_beta", "T003_gamma", "T004_delta"] {
         assert_eq!(
@@ -39,13 +39,16 @@ fn text_shows_every_task_aggregate_and_the_banner_twice() {
     ] {
         assert!(out.lines().any(|l| l.starts_with(row)), "{row}\n{out}");
     }
-    let banner: Vec<&str> = out
+    let note: Vec<&str> = out
         .lines()
         .filter(|l| {
-            l.starts_with("!!! WARNING: UNJUDGED RUBRIC ITEMS: 1 of 11 trials are PARTLY JUDGED")
+            l.starts_with("note: NEEDS A JUDGE: 1 of 11 are scored over their checkable items only")
         })
         .collect();
-    assert_eq!(banner.len(), 2, "{out}");
+    assert_eq!(note.len(), 1, "{out}");
+    // What was measured comes first: the note follows the overall figures.
+    assert!(out.find("\nOVERALL\n").unwrap() < out.find("note: NEEDS A JUDGE").unwrap());
+    assert!(!out.contains("!!!"), "{out}");
     assert!(
         out.contains("infrastructure errors: 1 (excluded from all scores)"),
         "{out}"
@@ -87,7 +90,7 @@ fn clean_runs_have_no_banner() {
         render_json(&s),
         render_html(&s, &[]),
     ] {
-        assert!(!out.contains("UNJUDGED RUBRIC ITEMS"), "{out}");
+        assert!(!out.contains("NEEDS A JUDGE"), "{out}");
     }
 }
 
@@ -99,7 +102,7 @@ fn json_is_stable_and_complete() {
     assert_eq!(v["report_version"], 2);
     assert_eq!(v["kind"], "run");
     let w = v["warnings"][0].as_str().unwrap();
-    assert!(w.starts_with("WARNING: UNJUDGED RUBRIC ITEMS"), "{w}");
+    assert!(w.starts_with("NEEDS A JUDGE: "), "{w}");
     let s = &v["summary"];
     assert_eq!(s["k"], 3);
     assert_eq!(s["bootstrap"]["resamples"], 2000);
@@ -118,7 +121,7 @@ fn json_is_stable_and_complete() {
 fn markdown_has_tables_and_the_banner() {
     let out = render_markdown(&fixture());
     assert!(
-        out.contains("> **WARNING: UNJUDGED RUBRIC ITEMS: 1 of 11 trials are PARTLY JUDGED"),
+        out.contains("> **NEEDS A JUDGE: 1 of 11 are scored over their checkable items only"),
         "{out}"
     );
     assert!(

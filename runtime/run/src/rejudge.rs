@@ -172,6 +172,7 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
 
     prepare_out(options)?;
     copy_trace_packs(source, &options.out)?;
+    copy_timings(source, &options.out)?;
     let run_json = manifest(&manifests, options, &judge_config);
     write_manifest(&options.out.join("run.json"), &run_json)?;
     let mut journal = Journal::open(&options.out.join("journal.jsonl"))?;
@@ -443,6 +444,7 @@ fn prepare_out(o: &RejudgeOptions) -> Result<()> {
                 .filter(|p| {
                     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
                         (n.starts_with("journal") && n.ends_with(".jsonl"))
+                            || (n.starts_with("timings") && n.ends_with(".jsonl"))
                             || (n.starts_with("run.") && n.ends_with(".json"))
                     })
                 })
@@ -502,6 +504,23 @@ fn manifest(manifests: &[(String, Value)], o: &RejudgeOptions, judge: &ModelConf
 /// name the same packs and spans.
 fn copy_trace_packs(source: &Path, out: &Path) -> Result<()> {
     copy_files(&source.join(TRACES_DIR), &out.join(TRACES_DIR))
+}
+
+/// Copies the source run's wall-clock timings (`timings*.jsonl`): the judged run's trials are
+/// the source's plays, so their wall times are too (the judging's own time is not a trial's).
+fn copy_timings(source: &Path, out: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(source) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("timings") && name.ends_with(".jsonl") {
+            std::fs::copy(entry.path(), out.join(&*name))
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Copies the files of `record`'s trial folder (a trace of its own in runs before trace packs,

@@ -10,8 +10,8 @@ pub fn render_text(s: &Summary) -> String {
 }
 
 /// The report as plain text within `width` columns (`None`: no limit): tables drop their least
-/// important columns to fit and say which. Warnings (the unjudged banner first) are shown at
-/// the top and repeated at the bottom, so they are seen whichever end stays on screen.
+/// important columns to fit and say which. What was measured comes first; the notes (what a
+/// judge is needed for first) come once, at the end, where the terminal leaves them.
 pub fn render_text_width(s: &Summary, width: Option<usize>) -> String {
     let banners = banner_block(&s.warnings());
     let mut out = String::new();
@@ -26,7 +26,6 @@ pub fn render_text_width(s: &Summary, width: Option<usize>) -> String {
         out.push_str(&format!("run {}: {}\n", run.folder, run.text));
     }
     out.push_str(&status_lines(s));
-    out.push_str(&banners);
     out.push_str("\nTASKS\n");
     out.push_str(&table::fit(&rows::task_table(s), width));
     out.push_str("\nCATEGORIES, GROUPS, OVERALL\n");
@@ -69,7 +68,6 @@ pub fn render_comparison_text(c: &Comparison, width: Option<usize>) -> String {
             out.push_str(&format!("  {line}\n"));
         }
     }
-    out.push_str(&banners);
     out.push_str("\nARMS (means over each arm's tasks)\n");
     out.push_str(&table::fit(&compare_rows::arms_table(c), width));
     for p in &c.pairs {
@@ -129,9 +127,9 @@ fn label_lines(lines: &[(String, String)]) -> String {
         .collect()
 }
 
-/// The warnings as `!!! ... !!!` lines (empty when there are none).
+/// The warnings as `note: ...` lines (empty when there are none).
 fn banner_block(warnings: &[String]) -> String {
-    warnings.iter().map(|w| format!("!!! {w} !!!\n")).collect()
+    warnings.iter().map(|w| format!("note: {w}\n")).collect()
 }
 
 /// The agents, comma-separated, or `-`.

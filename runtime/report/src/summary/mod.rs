@@ -172,7 +172,8 @@ impl Summary {
         Ok(default_k(&merge::merge(records, &inputs)?.tasks))
     }
 
-    /// The loud unjudged banner, when any scored trial could not be scored fully.
+    /// The note on trials a judge model is needed for, when any scored trial could not be
+    /// scored fully: what was not measured, and the command that measures it.
     pub fn unjudged_banner(&self) -> Option<String> {
         let o = &self.overall;
         if o.unjudged_trials + o.partly_judged_trials == 0 {
@@ -182,20 +183,39 @@ impl Summary {
         let mut parts = Vec::new();
         if o.unjudged_trials > 0 {
             parts.push(format!(
-                "{} of {finished} trials are UNJUDGED (no weighted rubric item could be judged without a judge model): \
-                 they have no score and are left out of every figure",
+                "{} of {finished} trials have no score yet (every weighted rubric item needs an \
+                 LLM judge; left out of the figures)",
                 o.unjudged_trials
             ));
         }
         if o.partly_judged_trials > 0 {
             parts.push(format!(
-                "{} of {finished} trials are PARTLY JUDGED: their scores cover the checkable items only (marked ~)",
+                "{} of {finished} are scored over their checkable items only (marked ~)",
                 o.partly_judged_trials
             ));
         }
+        // A run that had a judge still lacks these verdicts: its answers failed or were not
+        // usable (each item's evidence says which); otherwise one is missing.
+        let judges: Vec<&str> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.judge.as_deref())
+            .collect();
+        let advice = if judges.is_empty() {
+            "add a judge with `clawrun judge RUN --judge MODEL` (or `--judge MODEL` on `clawrun \
+             run`)"
+                .to_string()
+        } else {
+            format!(
+                "the judge ({}) gave no usable verdict for those items (each item's evidence \
+                 says why, in the trial viewer or `clawrun trace`); judge them again with \
+                 `clawrun judge RUN --judge MODEL`",
+                judges.join(", ")
+            )
+        };
         Some(format!(
-            "WARNING: UNJUDGED RUBRIC ITEMS: {} ({} of {} tasks; unjudged weight {:.2} in all) -- configure a judge model (--judge MODEL) and re-judge",
-            parts.join("; "),
+            "NEEDS A JUDGE: {}, in {} of {} tasks (unjudged weight {:.2}); {advice}",
+            parts.join(" and "),
             o.unjudged_tasks,
             o.tasks,
             o.unjudged_weight

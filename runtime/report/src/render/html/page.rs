@@ -7,18 +7,18 @@ use crate::render::rows::{cost, marked, scope_note, task_score, tokens, wall};
 use crate::render::{num, value};
 use crate::summary::{Aggregate, Estimate, Summary, TaskSummary};
 
-/// The warnings as banners; the unjudged one is `class="banner danger"`.
+/// The warnings as notes (`class="banner warn"`; the judge note has `id="unjudged-banner"`).
 pub fn banners(s: &Summary) -> String {
     let unjudged = s.unjudged_banner();
     let mut out = String::new();
     for w in s.warnings() {
         let (class, id) = if Some(&w) == unjudged.as_ref() {
-            ("banner danger", " id=\"unjudged-banner\"")
+            ("banner warn", " id=\"unjudged-banner\"")
         } else {
             ("banner warn", "")
         };
         out.push_str(&format!(
-            "<div class=\"{class}\"{id} role=\"alert\">&#9888; {}</div>\n",
+            "<div class=\"{class}\"{id} role=\"note\">{}</div>\n",
             esc(&w)
         ));
     }
