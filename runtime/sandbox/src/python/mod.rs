@@ -6,6 +6,7 @@
 //! the Judge phase.
 
 pub mod argv;
+mod compile_notice;
 pub mod install;
 pub mod judge_imports;
 pub mod launcher;

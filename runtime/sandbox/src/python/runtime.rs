@@ -84,15 +84,16 @@ impl PythonRuntime {
         hasher.update(module);
         let key = hasher.finalize();
         let cache = ComponentCache::new(&engine, cache_dir.map(Path::to_path_buf));
-        if !cache.holds(&key) {
-            // Minutes of one-off work (outside any trial's clock): said, not silent.
-            eprintln!(
-                "clawrun: compiling the Python interpreter for this machine (once: a minute or \
-                 more; the result is cached{})",
+        // Minutes of one-off work (outside any trial's clock): said, and shown as it goes.
+        let compiling = (!cache.holds(&key)).then(|| {
+            super::compile_notice::CompileNotice::start(&format!(
+                "compiling the Python interpreter for this machine (once: a minute or more; the \
+                 result is cached{})",
                 cache_dir.map_or(String::new(), |d| format!(" in {}", d.display()))
-            );
-        }
+            ))
+        });
         let module: Module = cache.load_or_compile(&engine, &key, || Ok(module.to_vec()))?;
+        drop(compiling);
 
         let mut linker: Linker<StoreData> = Linker::new(&engine);
         p1::add_to_linker(&mut linker).map_err(SandboxError::Engine)?;
