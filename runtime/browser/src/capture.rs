@@ -120,7 +120,12 @@ pub(crate) fn run(
 ) -> Result<Captured, BrowserError> {
     t.drain();
     let limit = config.step_limit;
-    let context = browser_call(t, "Target.createBrowserContext", json!({"disposeOnDetach": true}), limit)?;
+    let context = browser_call(
+        t,
+        "Target.createBrowserContext",
+        json!({"disposeOnDetach": true}),
+        limit,
+    )?;
     let context = str_field(&context, "browserContextId")?;
     let result = in_context(t, files, request, config, &context);
     let disposed = browser_call(
@@ -151,17 +156,27 @@ fn in_context(
         limit,
     )?;
     let target = str_field(&target, "targetId")?;
-    let attached = browser_call(t, "Target.attachToTarget", json!({"targetId": target, "flatten": true}), limit)?;
+    let attached = browser_call(
+        t,
+        "Target.attachToTarget",
+        json!({"targetId": target, "flatten": true}),
+        limit,
+    )?;
     let session = str_field(&attached, "sessionId")?;
     let mut page = Page::new(t, session, files, limit, config.heap_mib);
     page.prepare(request.start)?;
     page.navigate(&request.url)?;
     page.advance(request.settle, "loading")?;
+    page.next_frame("loading")?;
     let read = page.evaluate(
         "[document.title, document.body ? document.body.innerText : '']",
         "reading its text",
     )?;
-    let title = read.get(0).and_then(Value::as_str).unwrap_or("").to_string();
+    let title = read
+        .get(0)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let body_text = read
         .get(1)
         .and_then(Value::as_str)

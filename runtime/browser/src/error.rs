@@ -7,7 +7,9 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error)]
 pub enum BrowserError {
     /// Chromium could not be started.
-    #[error("starting Chromium ({exe}): {source} (install Debian's `chromium` package, or set CLAWRUN_CHROMIUM to its path)")]
+    #[error(
+        "starting Chromium ({exe}): {source} (install Debian's `chromium` package, or set CLAWRUN_CHROMIUM to its path)"
+    )]
     Launch {
         /// The executable tried.
         exe: String,
@@ -16,7 +18,9 @@ pub enum BrowserError {
         source: std::io::Error,
     },
     /// No Chromium executable was found.
-    #[error("no Chromium found (tried {tried}): install Debian's `chromium` package, or set CLAWRUN_CHROMIUM to its path")]
+    #[error(
+        "no Chromium found (tried {tried}): install Debian's `chromium` package, or set CLAWRUN_CHROMIUM to its path"
+    )]
     NotFound {
         /// The paths tried.
         tried: String,
@@ -46,7 +50,9 @@ pub enum BrowserError {
         limit: Duration,
     },
     /// The page's renderer crashed (for instance out of its memory limit).
-    #[error("the page crashed (its renderer died: out of its {heap_mib} MiB script memory, or a browser bug)")]
+    #[error(
+        "the page crashed (its renderer died: out of its {heap_mib} MiB script memory, or a browser bug)"
+    )]
     PageCrashed {
         /// The renderer's script heap limit.
         heap_mib: u64,

@@ -10,11 +10,18 @@ use std::process::{Child, Command, Stdio};
 use crate::error::BrowserError;
 
 /// Where Chromium is looked for when `CLAWRUN_CHROMIUM` is not set.
-const CANDIDATES: [&str; 3] = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+const CANDIDATES: [&str; 3] = [
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+];
 
 /// The font folders the browser may use: Debian's DejaVu and Liberation (`fonts-dejavu-core`,
 /// `fonts-liberation`); nothing else installed on the machine is seen.
-pub const FONT_DIRS: [&str; 2] = ["/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation"];
+pub const FONT_DIRS: [&str; 2] = [
+    "/usr/share/fonts/truetype/dejavu",
+    "/usr/share/fonts/truetype/liberation",
+];
 
 /// The flags of every browser clawrun starts, besides the profile folder.
 pub const FLAGS: &[&str] = &[
@@ -130,14 +137,14 @@ pub(crate) fn launch(exe: &Path, dir: &Path, heap_mib: u64) -> Result<Launched, 
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    // SAFETY: only async-signal-safe calls (dup2, prctl, getppid) between fork and exec.
+    // SAFETY: only dup2, async-signal-safe, between fork and exec. (No PR_SET_PDEATHSIG: it
+    // follows the thread that started the browser, not the process; the browser ends by
+    // itself when its pipe closes, which the kernel does when this process dies.)
     unsafe {
         cmd.pre_exec(move || {
             if libc::dup2(r, 3) < 0 || libc::dup2(w, 4) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            // The browser dies with the process that started it.
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             Ok(())
         });
     }

@@ -7,6 +7,7 @@
 
 #![deny(missing_docs)]
 
+mod animations;
 mod capture;
 mod error;
 mod launch;
@@ -91,7 +92,10 @@ impl Browser {
     }
 
     /// The running browser, started if need be.
-    fn ensure<'a>(&self, running: &'a mut Option<Running>) -> Result<&'a mut Running, BrowserError> {
+    fn ensure<'a>(
+        &self,
+        running: &'a mut Option<Running>,
+    ) -> Result<&'a mut Running, BrowserError> {
         if running.is_none() {
             *running = Some(self.launch()?);
         }

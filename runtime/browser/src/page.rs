@@ -139,7 +139,9 @@ impl<'a> Page<'a> {
     /// Fulfils or fails one paused request (the answer's own answer is not waited for).
     fn answer_request(&mut self, params: &Value) -> Result<(), BrowserError> {
         let Some(id) = params.get("requestId").and_then(Value::as_str) else {
-            return Err(BrowserError::Malformed("Fetch.requestPaused without requestId".into()));
+            return Err(BrowserError::Malformed(
+                "Fetch.requestPaused without requestId".into(),
+            ));
         };
         let url = params
             .pointer("/request/url")
@@ -195,6 +197,17 @@ impl<'a> Page<'a> {
             json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1, "mobile": false}),
             "starting",
         )?;
+        self.call("Animation.enable", json!({}), "starting")?;
+        self.call(
+            "Animation.setPlaybackRate",
+            json!({"playbackRate": 0}),
+            "starting",
+        )?;
+        self.call(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": crate::animations::SYNC_SCRIPT}),
+            "starting",
+        )?;
         self.call(
             "Emulation.setVirtualTimePolicy",
             json!({"policy": "pause", "initialVirtualTime": start.as_secs_f64()}),
@@ -205,7 +218,11 @@ impl<'a> Page<'a> {
 
     /// Lets `budget` of virtual time pass (paused while the page's requests are pending) and
     /// waits until it has.
-    pub(crate) fn advance(&mut self, budget: Duration, step: &'static str) -> Result<(), BrowserError> {
+    pub(crate) fn advance(
+        &mut self,
+        budget: Duration,
+        step: &'static str,
+    ) -> Result<(), BrowserError> {
         self.budget_expired = false;
         let ms = budget.as_secs_f64() * 1000.0;
         self.call(
@@ -245,23 +262,42 @@ impl<'a> Page<'a> {
     }
 
     /// The value of `expression` evaluated in the page (by value).
-    pub(crate) fn evaluate(&mut self, expression: &str, step: &'static str) -> Result<Value, BrowserError> {
+    pub(crate) fn evaluate(
+        &mut self,
+        expression: &str,
+        step: &'static str,
+    ) -> Result<Value, BrowserError> {
         let answer = self.call(
             "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": true}),
+            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
             step,
         )?;
         if let Some(ex) = answer.get("exceptionDetails") {
             return Err(BrowserError::Protocol {
                 method: "Runtime.evaluate".into(),
-                message: ex.pointer("/exception/description").and_then(Value::as_str).unwrap_or("exception").to_string(),
+                message: ex
+                    .pointer("/exception/description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("exception")
+                    .to_string(),
             });
         }
-        Ok(answer.pointer("/result/value").cloned().unwrap_or(Value::Null))
+        Ok(answer
+            .pointer("/result/value")
+            .cloned()
+            .unwrap_or(Value::Null))
     }
 
-    /// A PNG of the viewport.
+    /// Waits for the page's next rendering frame, so that its `requestAnimationFrame`
+    /// callbacks have seen the current virtual time.
+    pub(crate) fn next_frame(&mut self, step: &'static str) -> Result<(), BrowserError> {
+        self.evaluate("new Promise(r => requestAnimationFrame(() => r()))", step)
+            .map(|_| ())
+    }
+
+    /// A PNG of the viewport, its animations set to the virtual time first.
     pub(crate) fn screenshot(&mut self) -> Result<Vec<u8>, BrowserError> {
+        self.evaluate(crate::animations::SYNC_NOW, "drawing a frame")?;
         let answer = self.call(
             "Page.captureScreenshot",
             json!({"format": "png", "fromSurface": true, "captureBeyondViewport": false}),

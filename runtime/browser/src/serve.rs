@@ -139,9 +139,18 @@ mod tests {
 
     #[test]
     fn only_workspace_files_urls_name_a_path() {
-        assert_eq!(workspace_path("file:///workspace/out.html").as_deref(), Some("/workspace/out.html"));
-        assert_eq!(workspace_path("file:///workspace/a%20b.html?x#y").as_deref(), Some("/workspace/a b.html"));
-        assert_eq!(workspace_path("file://localhost/workspace/x.css").as_deref(), Some("/workspace/x.css"));
+        assert_eq!(
+            workspace_path("file:///workspace/out.html").as_deref(),
+            Some("/workspace/out.html")
+        );
+        assert_eq!(
+            workspace_path("file:///workspace/a%20b.html?x#y").as_deref(),
+            Some("/workspace/a b.html")
+        );
+        assert_eq!(
+            workspace_path("file://localhost/workspace/x.css").as_deref(),
+            Some("/workspace/x.css")
+        );
         assert_eq!(workspace_path("file:///workspace/../etc/passwd"), None);
         assert_eq!(workspace_path("file:///workspace/%2e%2e/etc/passwd"), None);
         assert_eq!(workspace_path("file:///etc/passwd"), None);
@@ -158,11 +167,27 @@ mod tests {
         vfs.write_file("/etc-secret", b"no").unwrap();
         assert_eq!(
             answer(&vfs, "file:///workspace/a.css"),
-            Answer::Serve { status: 200, content_type: "text/css; charset=utf-8", body: b"body{}".to_vec() }
+            Answer::Serve {
+                status: 200,
+                content_type: "text/css; charset=utf-8",
+                body: b"body{}".to_vec()
+            }
         );
-        assert!(matches!(answer(&vfs, "file:///workspace/none.js"), Answer::Serve { status: 404, .. }));
-        assert!(matches!(answer(&vfs, "file:///etc-secret"), Answer::Refuse(_)));
-        assert!(matches!(answer(&vfs, "http://127.0.0.1:8080/"), Answer::Refuse(_)));
-        assert!(matches!(answer(&vfs, "https://example.com/x.js"), Answer::Refuse(_)));
+        assert!(matches!(
+            answer(&vfs, "file:///workspace/none.js"),
+            Answer::Serve { status: 404, .. }
+        ));
+        assert!(matches!(
+            answer(&vfs, "file:///etc-secret"),
+            Answer::Refuse(_)
+        ));
+        assert!(matches!(
+            answer(&vfs, "http://127.0.0.1:8080/"),
+            Answer::Refuse(_)
+        ));
+        assert!(matches!(
+            answer(&vfs, "https://example.com/x.js"),
+            Answer::Refuse(_)
+        ));
     }
 }

@@ -68,7 +68,8 @@ impl Transport {
         if let Some(s) = session {
             msg["sessionId"] = Value::String(s.to_string());
         }
-        let mut bytes = serde_json::to_vec(&msg).map_err(|e| BrowserError::Malformed(e.to_string()))?;
+        let mut bytes =
+            serde_json::to_vec(&msg).map_err(|e| BrowserError::Malformed(e.to_string()))?;
         bytes.push(0);
         self.to_browser
             .write_all(&bytes)
@@ -154,6 +155,9 @@ fn parse(bytes: &[u8]) -> Result<Incoming, BrowserError> {
     Ok(Incoming::Event {
         method,
         params: v.get_mut("params").map(Value::take).unwrap_or(Value::Null),
-        session: v.get("sessionId").and_then(Value::as_str).map(str::to_string),
+        session: v
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_string),
     })
 }

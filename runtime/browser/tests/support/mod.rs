@@ -45,3 +45,28 @@ pub fn pixels(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
     buf.truncate(info.buffer_size());
     (info.width, info.height, buf)
 }
+
+/// `Ok` when two PNGs have the same size and pixels; else how they differ (pixel counts, the
+/// first differing pixel), never the pixels themselves.
+pub fn same_pixels(a: &[u8], b: &[u8]) -> Result<(), String> {
+    let (aw, ah, ap) = pixels(a);
+    let (bw, bh, bp) = pixels(b);
+    if (aw, ah) != (bw, bh) {
+        return Err(format!("sizes differ: {aw}x{ah} vs {bw}x{bh}"));
+    }
+    let diff: Vec<usize> = (0..ap.len() / 4)
+        .filter(|i| ap[i * 4..i * 4 + 4] != bp[i * 4..i * 4 + 4])
+        .collect();
+    match diff.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!(
+            "{} of {} pixels differ; the first at ({}, {}): {:?} vs {:?}",
+            diff.len(),
+            ap.len() / 4,
+            i as u32 % aw,
+            i as u32 / aw,
+            &ap[i * 4..i * 4 + 4],
+            &bp[i * 4..i * 4 + 4]
+        )),
+    }
+}
