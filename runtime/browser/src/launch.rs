@@ -81,8 +81,9 @@ pub fn find_chromium() -> Result<PathBuf, BrowserError> {
         })
 }
 
-/// The fontconfig file that limits the browser to [`FONT_DIRS`], unhinted, greyscale.
-fn fontconfig(cache: &Path) -> String {
+/// The fontconfig file that limits the browser to [`FONT_DIRS`], unhinted, greyscale (its
+/// cache in `cache`).
+pub fn fontconfig(cache: &Path) -> String {
     let dirs: String = FONT_DIRS
         .iter()
         .map(|d| format!("  <dir>{d}</dir>\n"))

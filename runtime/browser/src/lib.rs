@@ -22,7 +22,7 @@ use std::time::Duration;
 
 pub use capture::{Capture, Captured, Frame, MAX_FRAMES, MAX_VIRTUAL_WAIT};
 pub use error::BrowserError;
-pub use launch::{FLAGS, FONT_DIRS, find_chromium};
+pub use launch::{FLAGS, FONT_DIRS, find_chromium, fontconfig};
 pub use page::VIEWPORT;
 
 /// How a browser is started and what one page may use.
