@@ -35,7 +35,7 @@ fi
 
 # 2. Below the sandbox: no wasmtime.
 wasmtime_free=(clawrun-vfs clawrun-hostcall clawrun-task clawrun-agents clawrun-judge
-  clawrun-report clawrun-web-text clawrun-faults clawrun-web clawrun-services clawrun-export)
+  clawrun-report clawrun-web-text clawrun-faults clawrun-web clawrun-services clawrun-export clawrun-browser)
 for crate in "${wasmtime_free[@]}"; do
   if found=$(cargo tree --locked --offline -q -p "$crate" -e normal,build --prefix none \
     | grep -E '^(wasmtime|wasi-|wiggle|cranelift)' | sed 's/ .*//' | sort -u) && [ -n "$found" ]; then

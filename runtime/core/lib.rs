@@ -4,6 +4,7 @@
 //! over an in-memory, copy-on-write, blake3 content-addressed filesystem ([`vfs`]).
 
 pub use clawrun_agents as agents;
+pub use clawrun_browser as browser;
 pub use clawrun_external as external;
 pub use clawrun_faults as faults;
 pub use clawrun_fuzz as fuzz;

@@ -26,6 +26,8 @@ mod adversarial_trial;
 mod agent_cmd;
 mod bash_curl;
 mod bash_differential;
+mod browser_recording;
+mod browser_tool;
 mod claw_eval_graders;
 mod claw_eval_grading_cli;
 mod cli_conventions;

@@ -128,6 +128,16 @@ pub(crate) fn run(
     )?;
     let context = str_field(&context, "browserContextId")?;
     let result = in_context(t, files, request, config, &context);
+    if let Err(
+        e @ (BrowserError::PageHung { .. }
+        | BrowserError::PageCrashed { .. }
+        | BrowserError::Gone(_)
+        | BrowserError::Malformed(_)),
+    ) = result
+    {
+        // The browser is restarted after these: no context left to dispose of.
+        return Err(e);
+    }
     let disposed = browser_call(
         t,
         "Target.disposeBrowserContext",

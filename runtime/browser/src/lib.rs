@@ -12,6 +12,7 @@ mod capture;
 mod error;
 mod launch;
 mod page;
+mod pool;
 pub mod serve;
 mod transport;
 
@@ -24,6 +25,7 @@ pub use capture::{Capture, Captured, Frame, MAX_FRAMES, MAX_VIRTUAL_WAIT};
 pub use error::BrowserError;
 pub use launch::{FLAGS, FONT_DIRS, find_chromium, fontconfig};
 pub use page::VIEWPORT;
+pub use pool::BrowserPool;
 
 /// How a browser is started and what one page may use.
 #[derive(Clone, Debug)]

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 
@@ -93,12 +93,6 @@ impl Transport {
     /// Drops every message already read (answers and events of an earlier page).
     pub(crate) fn drain(&self) {
         while self.incoming.try_recv().is_ok() {}
-    }
-
-    /// A short wait used while a page is being closed.
-    pub(crate) fn settle(&self, wait: Duration) {
-        let deadline = Instant::now() + wait;
-        while let Ok(Some(_)) = self.next(deadline) {}
     }
 }
 

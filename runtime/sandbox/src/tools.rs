@@ -391,7 +391,7 @@ impl Toolbox {
 
 /// What the model reads for an injected fault that stops a tool call before it runs; `None`
 /// for faults that let it run (latency, damaged output).
-fn injected_failure(name: &str, kind: &FaultKind) -> Option<String> {
+pub fn injected_failure(name: &str, kind: &FaultKind) -> Option<String> {
     if let Some(response) = kind.response() {
         return Some(format!(
             "{name} failed (HTTP {}): {}",

@@ -148,10 +148,12 @@ pub enum SystemTool {
     Glob,
     /// Search file contents.
     Grep,
+    /// Frames, title and text of a page of the workspace in headless Chromium (opt-in).
+    BrowserScreenshot,
 }
 
 impl SystemTool {
-    /// All six, in their usual order.
+    /// The six offered when a task names none, in their usual order.
     pub const ALL: [SystemTool; 6] = [
         SystemTool::Bash,
         SystemTool::Read,
@@ -170,12 +172,19 @@ impl SystemTool {
             SystemTool::Edit => "Edit",
             SystemTool::Glob => "Glob",
             SystemTool::Grep => "Grep",
+            SystemTool::BrowserScreenshot => "BrowserScreenshot",
         }
     }
 
+    /// Offered only when a task's `system_tools` names them (they need a browser).
+    pub const OPT_IN: [SystemTool; 1] = [SystemTool::BrowserScreenshot];
+
     /// The tool called `name`, if it is one.
     pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.name() == name)
+        Self::ALL
+            .into_iter()
+            .chain(Self::OPT_IN)
+            .find(|t| t.name() == name)
     }
 }
 

@@ -4,6 +4,7 @@
 use anyhow::Result;
 use serde_json::Value;
 
+use super::browser_tool;
 use super::network;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use clawrun_sandbox::tools::{ToolCall, ToolImage, ToolState};
@@ -49,6 +50,9 @@ pub fn call_tool(
                 exit_code: None,
                 truncated: 0,
             });
+        }
+        if name == browser_tool::NAME {
+            return browser_tool::call(harness, env, input);
         }
         let before = env.vfs.root_hash();
         let vfs = std::mem::take(&mut env.vfs);

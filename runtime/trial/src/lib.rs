@@ -8,9 +8,11 @@
 //! - [`recorder`]: the trace as it is recorded: every step is an event at virtual time, faults
 //!   drained in after each tool call.
 //! - [`prompt`]: the task prompt and its attachments as the first user message.
-//! - [`dispatch`]: a tool call goes to a guest tool over the trial's VFS or to a service.
+//! - [`dispatch`]: a tool call goes to a guest tool over the trial's VFS or to a service;
+//!   [`browser_tool`]: `BrowserScreenshot` on the host's headless Chromium.
 //! - [`snapshot`]: the Judge phase's evidence: grader files enter, snapshot commands run, files
-//!   and audits are collected.
+//!   and audits are collected; [`recording`]: Claw-Eval's `take_recording.py` done on the
+//!   host's browser.
 //! - [`recorded`]: a finished trial's evidence rebuilt from its trace (re-judging).
 //! - [`seal`]: judge files enter through paths the agent cannot have shaped; links planted
 //!   towards them are tampering.
@@ -23,6 +25,7 @@
 
 #![deny(missing_docs)]
 
+pub mod browser_tool;
 pub mod claw_eval;
 pub mod dispatch;
 pub mod execution;
@@ -34,6 +37,7 @@ pub mod presentation;
 pub mod prompt;
 pub mod recorded;
 pub mod recorder;
+pub mod recording;
 pub mod seal;
 pub mod setup;
 pub mod snapshot;

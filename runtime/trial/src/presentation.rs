@@ -5,7 +5,15 @@ use clawrun_agents::ToolSpec;
 use serde_json::{Value, json};
 
 /// The system tools in presentation order.
-pub const SYSTEM_TOOLS: [&str; 6] = ["Bash", "Read", "Write", "Edit", "Glob", "Grep"];
+pub const SYSTEM_TOOLS: [&str; 7] = [
+    "Bash",
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "BrowserScreenshot",
+];
 
 /// The spec of system tool `name` (one of [`SYSTEM_TOOLS`]).
 pub fn system_tool(name: &str) -> Option<ToolSpec> {
@@ -94,6 +102,20 @@ pub fn system_tool(name: &str) -> Option<ToolSpec> {
                     "multiline": {"type": "boolean"}
                 },
                 "required": ["pattern"]
+            }),
+        ),
+        "BrowserScreenshot" => (
+            "Capture screenshots of a web page over time. Opens the URL in a headless browser, \
+             then takes multiple screenshots at regular intervals to show animation progress. \
+             Use this to preview and verify your generated web pages and animations.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "url": {"type": "string", "description": "The URL to navigate to and capture."},
+                    "wait_seconds": {"type": "number", "description": "Total observation time in seconds (default: 2.0).", "default": 2.0},
+                    "frame_count": {"type": "integer", "description": "Number of screenshots to capture (default: 4).", "default": 4}
+                },
+                "required": ["url"]
             }),
         ),
         _ => return None,

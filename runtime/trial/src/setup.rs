@@ -73,6 +73,9 @@ pub struct Harness {
     sandbox: OnceLock<Result<Sandbox, String>>,
     /// The system tools.
     pub toolbox: Toolbox,
+    /// Headless Chromium for `BrowserScreenshot` and judge-time recordings: a browser per
+    /// capture running at once (one per worker), started on first use.
+    pub browser: clawrun_browser::BrowserPool,
 }
 
 impl Harness {
@@ -84,6 +87,7 @@ impl Harness {
             config,
             sandbox: OnceLock::new(),
             toolbox: Toolbox::new(),
+            browser: clawrun_browser::BrowserPool::default(),
         }
     }
 

@@ -2,7 +2,8 @@
 //! filesystem only now (`sandbox_grader_files` under /workspace, the judge folder under
 //! /judge), sealed against whatever the agent left on their paths ([`super::seal`]);
 //! `env_snapshot_commands` and the rubric's judge commands run through the Bash tool (their
-//! status taken from beside the output), `env_snapshot_files` are read back, and every
+//! status taken from beside the output; Claw-Eval's `take_recording.py` on the host's
+//! browser instead, [`super::recording`]), `env_snapshot_files` are read back, and every
 //! service's audit log is collected.
 
 use anyhow::{Context, Result};
@@ -13,6 +14,7 @@ use serde_json::json;
 
 use super::network;
 use super::recorder::Recorder;
+use super::recording;
 use super::seal;
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use clawrun_sandbox::tools::{ToolCall, ToolEnv, ToolState};
@@ -80,6 +82,16 @@ pub fn judge_phase(
     let mut commands = Vec::new();
     let ran = (|| -> Result<Vfs> {
         for command in judge_commands(&task.loaded.task) {
+            if let Some(asked) = recording::recognise(command, &vfs) {
+                let done = recording::run(harness, &mut vfs, &asked, tool_env.clock.wall())?;
+                commands.push(CommandOutput {
+                    command: command.to_string(),
+                    exit_code: done.exit_code,
+                    output: done.output,
+                    truncated: 0,
+                });
+                continue;
+            }
             let args = json!({ "command": command });
             let outcome = harness.toolbox.call(
                 harness.sandbox()?,
