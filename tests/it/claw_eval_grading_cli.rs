@@ -209,3 +209,66 @@ fn the_pydantic_stand_in_matches_the_real_pydantic() {
         stderr(&o)
     );
 }
+
+/// A browser task as Claw-Eval writes them (M002's shape): its grader subclasses
+/// `webpage_grader`'s `DynamicWebpageGrader`, which reaches `judge.evaluate_visual` only
+/// through a relative import (`from .visual_grader import VisualGraderMixin`).
+const VISION_TASK: &str = r#"task_id: M900_world_clock
+task_name: World Clock Dashboard (test copy)
+version: "2.0"
+category: multimodal_webpage
+difficulty: medium
+tags: [multimodal]
+services: []
+prompt:
+  text: Generate /workspace/output.html with animated analog clocks.
+  language: en
+tools: []
+tool_endpoints: []
+sandbox_grader_files:
+  - fixtures/take_recording.py
+env_snapshot_commands:
+  - "python /workspace/fixtures/take_recording.py file:///workspace/output.html --frames 10 --interval 0.5 --wait-before 2"
+env_snapshot_files:
+  - /workspace/grading_frames/*.png
+environment:
+  timeout_seconds: 600
+  max_turns: 30
+scoring_components: []
+safety_checks: []
+expected_actions: []
+judge_rubric: ""
+primary_dimensions: [completion, robustness]
+"#;
+
+#[test]
+fn a_grader_reaching_evaluate_visual_through_a_relative_import_needs_a_vision_judge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("claw-eval");
+    copy_dir(&repo().join("third_party/claw-eval/src"), &root.join("src"));
+    let task = root.join("tasks/M900_world_clock");
+    std::fs::create_dir_all(task.join("fixtures")).unwrap();
+    std::fs::write(task.join("task.yaml"), VISION_TASK).unwrap();
+    std::fs::write(
+        task.join("grader.py"),
+        "from claw_eval.graders.webpage_grader import DynamicWebpageGrader\n\n\
+         class WorldClockGrader(DynamicWebpageGrader):\n    VISUAL_RUBRIC = 'clocks'\n",
+    )
+    .unwrap();
+    std::fs::write(
+        task.join("fixtures/take_recording.py"),
+        include_bytes!("../../runtime/trial/src/claw_eval/take_recording.py"),
+    )
+    .unwrap();
+    let o = clawrun(&["list", "--json", "--suite", root.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: Vec<Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let row = rows.iter().find(|r| r["id"] == "M900_world_clock").unwrap();
+    assert_eq!(row["status"], "needs-judge", "{row}");
+    let reason = row["reason"].as_str().unwrap();
+    assert!(reason.starts_with("needs a vision judge"), "{reason}");
+    assert!(
+        reason.contains("src/claw_eval/graders/visual_grader.py: judge.evaluate_visual"),
+        "{reason}"
+    );
+}

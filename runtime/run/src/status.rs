@@ -136,7 +136,12 @@ impl TaskStatus {
         match self {
             TaskStatus::Runnable => None,
             TaskStatus::NeedsJudge(items) => Some(format!(
-                "LLM-judged without --judge (left unjudged): {}",
+                "{}LLM-judged without --judge (left unjudged): {}",
+                if items.iter().any(|i| i.contains("judge.evaluate_visual")) {
+                    "needs a vision judge (images sent to the judge model); "
+                } else {
+                    ""
+                },
                 items.join(", ")
             )),
             TaskStatus::NeedsUserModel { also_judge } => Some(format!(

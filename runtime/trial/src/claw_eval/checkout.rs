@@ -64,7 +64,8 @@ impl Checkout {
 
     /// Where `task`'s grader calls an LLM judge (`judge.evaluate...`, `judge.client`), read
     /// from its source: the grader, the peer graders it loads (`load_peer_grader("ID")`) and
-    /// the checkout's grader modules it imports (`claw_eval.graders.NAME`), each once. Entries
+    /// the checkout's grader modules it imports (`claw_eval.graders.NAME`, and within the
+    /// graders package `from .NAME import`), each once. Entries
     /// name the file and the call; empty when no path through the grader reaches a judge.
     /// A static reading: a call behind a condition counts.
     pub fn judge_uses(&self, task: &LoadedTask) -> Vec<String> {
@@ -107,7 +108,19 @@ impl Checkout {
                     queue.push((rel, bytes));
                 }
             }
-            for module in words_after(&text, "claw_eval.graders.") {
+            // `from .visual_grader import ...` inside the graders package (webpage_grader.py).
+            let relative: Vec<String> = if name.starts_with(&format!("{PACKAGE_DIR}/graders/")) {
+                words_after(&text, "from .")
+                    .into_iter()
+                    .chain(words_after(&text, "from . import "))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            for module in words_after(&text, "claw_eval.graders.")
+                .into_iter()
+                .chain(relative)
+            {
                 if matches!(module.as_str(), "base" | "registry" | "llm_judge") {
                     continue;
                 }
