@@ -1,12 +1,17 @@
 //! Judge-time recordings of a Claw-Eval-style M task (M002's shape: the agent writes an
 //! animated page, the Judge phase runs `python /workspace/fixtures/take_recording.py ...`), in
 //! a real headless Chromium: the frames land in `/workspace/grading_frames/`, the script's own
-//! JSON line is the command's output, and two runs give the same frames. Prints `SKIPPED:`
-//! without Chromium.
+//! JSON line is the command's output, and two runs give the same frames; graded by a
+//! Claw-Eval grader (`DynamicWebpageGrader`), the frames reach the judge model as images.
+//! Prints `SKIPPED:` without Chromium.
 
+use base64::Engine as _;
+use clawrun::agents::llm::{ModelConfig, Provider, install_crypto_provider};
+use clawrun::agents::mock::{Script, serve_mock_llm};
 use clawrun::agents::trace::{EventKind, SnapshotFile, read_trace};
 use clawrun::browser::find_chromium;
 use clawrun::run::{AgentSpec, RunOptions, run};
+use clawrun::trial::grading::GraderChoice;
 
 /// Claw-Eval's script, as every browser task ships it.
 const TAKE_RECORDING: &[u8] = include_bytes!("../../runtime/trial/src/claw_eval/take_recording.py");
@@ -66,24 +71,19 @@ oracle:
   answer: "The clock page is written."
 "#;
 
-/// One oracle run of the task; the Judge phase's command outputs and snapshot files.
-fn record_once(
-    tmp: &std::path::Path,
-    name: &str,
-) -> (Vec<(String, i32, String)>, Vec<SnapshotFile>) {
-    let suite = tmp.join(format!("suite-{name}"));
+/// Writes the task (and Claw-Eval's script among its fixtures) under `suite`; its folder.
+fn write_task(suite: &std::path::Path) -> std::path::PathBuf {
     let task = suite.join("tasks/M900_clock_page");
     std::fs::create_dir_all(task.join("fixtures")).unwrap();
     std::fs::write(task.join("task.yaml"), TASK).unwrap();
     std::fs::write(task.join("fixtures/take_recording.py"), TAKE_RECORDING).unwrap();
-    let out = tmp.join(format!("run-{name}"));
-    let mut options = RunOptions::new(suite, AgentSpec::Oracle, &out);
-    options.tasks = vec!["M900_clock_page".into()];
-    let result = run(&options).unwrap();
-    let records = result.records().unwrap();
-    let trace = records[0].trace_bytes(&out).unwrap();
-    let events = read_trace(trace.as_slice()).unwrap();
-    events
+    task
+}
+
+/// The Judge phase's command outputs and snapshot files in `trace`.
+fn snapshot(trace: &[u8]) -> (Vec<(String, i32, String)>, Vec<SnapshotFile>) {
+    read_trace(trace)
+        .unwrap()
         .into_iter()
         .find_map(|e| match e.kind {
             EventKind::Snapshot {
@@ -98,6 +98,21 @@ fn record_once(
             _ => None,
         })
         .expect("a snapshot event")
+}
+
+/// One oracle run of the task; the Judge phase's command outputs and snapshot files.
+fn record_once(
+    tmp: &std::path::Path,
+    name: &str,
+) -> (Vec<(String, i32, String)>, Vec<SnapshotFile>) {
+    let suite = tmp.join(format!("suite-{name}"));
+    write_task(&suite);
+    let out = tmp.join(format!("run-{name}"));
+    let mut options = RunOptions::new(suite, AgentSpec::Oracle, &out);
+    options.tasks = vec!["M900_clock_page".into()];
+    let result = run(&options).unwrap();
+    let records = result.records().unwrap();
+    snapshot(&records[0].trace_bytes(&out).unwrap())
 }
 
 #[test]
@@ -130,4 +145,94 @@ fn a_judge_time_recording_writes_the_frames_of_the_agents_page_into_grading_fram
     // Another run gives the same frames, byte for byte.
     let (_, again) = record_once(tmp.path(), "b");
     assert_eq!(files, again);
+}
+
+/// The judge: every request scored 0.8.
+const JUDGE: &str = r#"
+rules:
+  - name: any
+    match: {}
+    reply: {text: '{"score": 0.8, "reasoning": "scripted"}'}
+"#;
+
+#[test]
+fn a_claw_eval_webpage_grader_sends_the_recorded_frames_to_the_judge_model() {
+    if let Err(e) = find_chromium() {
+        println!("SKIPPED: {e}");
+        return;
+    }
+    install_crypto_provider();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("claw-eval");
+    crate::fs_support::copy_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("third_party/claw-eval/src"),
+        &root.join("src"),
+    );
+    let task = write_task(&root);
+    std::fs::write(
+        task.join("grader.py"),
+        "from claw_eval.graders.webpage_grader import DynamicWebpageGrader\n\n\
+         class ClockGrader(DynamicWebpageGrader):\n    VISUAL_RUBRIC = 'A clock face with a second hand.'\n    \
+         PHYSICS_RUBRIC = 'The second hand moves between frames.'\n",
+    )
+    .unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(serve_mock_llm(
+            Script::parse(JUDGE, "judge").unwrap(),
+            "127.0.0.1:0".parse().unwrap(),
+        ))
+        .unwrap();
+    let mut judge = ModelConfig::new(Provider::OpenAi, "vision-judge");
+    judge.base_url = Some(format!("{}/v1", server.url()));
+    judge.api_key = Some("test-key".into());
+    // A vision judge behind an OpenAI-compatible endpoint (`images: true` in --model-config).
+    judge.accepts_images = true;
+    let out = tmp.path().join("run");
+    let mut options = RunOptions::new(root.clone(), AgentSpec::Oracle, &out);
+    options.tasks = vec!["M900_clock_page".into()];
+    options.judge = Some(judge);
+    options.grader = GraderChoice::ClawEval;
+    options.claw_eval = Some(root);
+    let result = run(&options).unwrap();
+    let records = result.records().unwrap();
+    let verdict = records[0].verdict.as_ref().expect("a verdict");
+    assert_eq!(verdict.items[0].name, "grader.py");
+    assert!(verdict.items[0].score.is_some(), "{verdict:?}");
+
+    // Two judge calls (visual, then animation), each holding the four frames as PNG images.
+    let (_, files) = snapshot(&records[0].trace_bytes(&out).unwrap());
+    let frames: Vec<&str> = files.iter().map(|f| f.hash.as_str()).collect();
+    assert_eq!(frames.len(), 4);
+    let requests = server.requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "{:?}",
+        requests.iter().map(|r| &r.body).collect::<Vec<_>>()
+    );
+    for request in &requests {
+        let images: Vec<String> = request.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .filter(|p| p["type"] == "image_url")
+            .map(|p| {
+                let url = p["image_url"]["url"].as_str().unwrap().to_string();
+                let data = url
+                    .strip_prefix("data:image/png;base64,")
+                    .expect("a PNG data URL");
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .unwrap();
+                blake3::hash(&bytes).to_hex().to_string()
+            })
+            .collect();
+        assert_eq!(images, frames, "the judge request does not hold the frames");
+    }
 }

@@ -33,6 +33,10 @@ pub struct ModelSection {
     pub max_retries: Option<u32>,
     /// Requests in flight at once to the endpoint.
     pub max_connections: Option<usize>,
+    /// Whether images (screenshots, `Read`'s pictures, a vision judge's frames) are sent to
+    /// the model; default yes for Anthropic, no for OpenAI-compatible models (a placeholder
+    /// text instead).
+    pub images: Option<bool>,
 }
 
 /// A model config file.
@@ -238,7 +242,7 @@ pub fn read_model_file(path: &Path) -> Result<ModelFile, SetupError> {
         let hint = if message.contains("expected one of") {
             ""
         } else {
-            " (expected optional sections agent, judge, user_model, each a mapping of model, base_url, api_key_env, temperature, max_tokens, timeout, max_retries, max_connections)"
+            " (expected optional sections agent, judge, user_model, each a mapping of model, base_url, api_key_env, temperature, max_tokens, timeout, max_retries, max_connections, images)"
         };
         SetupError::Usage(format!(
             "--model-config {}: {message}{hint}",
@@ -302,6 +306,9 @@ impl ModelSection {
                 return Err(bad(origin, role, "max_connections", "must be at least 1"));
             }
             config.concurrency = n;
+        }
+        if let Some(images) = self.images {
+            config.accepts_images = images;
         }
         Ok(())
     }
@@ -377,5 +384,27 @@ pub fn parse_http_url(text: &str) -> Result<String, String> {
         Ok(text.to_string())
     } else {
         Err(format!("{text:?}: must start with http:// or https://"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_turns_image_input_on_for_an_openai_compatible_judge() {
+        let dir = std::env::temp_dir().join(format!("clawrun-model-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("models.yaml");
+        std::fs::write(&file, "judge: {model: openai:vision-judge, images: true}\n").unwrap();
+        let flags = ModelFlags {
+            model_config: Some(file.clone()),
+            ..ModelFlags::default()
+        };
+        let judge = resolve_judge(None, &flags).unwrap();
+        assert!(judge.accepts_images);
+        std::fs::write(&file, "judge: {model: openai:text-judge}\n").unwrap();
+        assert!(!resolve_judge(None, &flags).unwrap().accepts_images);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
