@@ -112,6 +112,7 @@ impl Browser {
             None => find_chromium()?,
         };
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        sweep_stale_profiles(&std::env::temp_dir());
         let dir = std::env::temp_dir().join(format!("clawrun-browser-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let launched = launch::launch(&exe, &dir, self.config.heap_mib)?;
@@ -154,3 +155,26 @@ impl Browser {
 }
 
 use clawrun_vfs::Vfs;
+
+/// Removes the profile folders (`clawrun-browser-PID-N` in `tmp`) of processes that are gone:
+/// a run that was killed, or a browser kept in a static that is never dropped.
+fn sweep_stale_profiles(tmp: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("clawrun-browser-"))
+        else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
