@@ -12,11 +12,20 @@ use clawrun_sandbox::tools::{InstallationError, ToolImage, injected_failure};
 use clawrun_services::json::{Json, Obj, py_float_repr, to_python};
 use serde_json::Value;
 
-use super::dispatch::CallResult;
 use super::setup::{Harness, TrialEnv};
 
 /// The tool's name.
 pub const NAME: &str = "BrowserScreenshot";
+
+/// What one call gives the model.
+pub struct Shown {
+    /// The text.
+    pub output: String,
+    /// The frames, after the text.
+    pub images: Vec<ToolImage>,
+    /// Whether it is a tool error.
+    pub is_error: bool,
+}
 
 /// The arguments, checked as Claw-Eval's request model takes them.
 struct Args {
@@ -60,25 +69,21 @@ fn parse(args: &Value) -> Result<Args, String> {
 }
 
 /// A tool error with `message`, in the shape of the sandbox server's error answer.
-fn error(url: &str, message: &str) -> CallResult {
+fn error(url: &str, message: &str) -> Shown {
     let mut body = Obj::new();
     body.push("error", message);
     body.push("url", url);
-    CallResult {
+    Shown {
         output: to_python(&Json::Object(body)),
         images: Vec::new(),
         is_error: true,
-        status: None,
-        root_hash: None,
-        exit_code: None,
-        truncated: 0,
     }
 }
 
 /// Runs one `BrowserScreenshot` call over the trial's workspace; `Err` only when the browser
 /// itself failed (an installation without Chromium stops the run; a browser that died ends
 /// the trial as an infrastructure error).
-pub fn call(harness: &Harness, env: &mut TrialEnv, input: &Value) -> Result<CallResult> {
+pub fn call(harness: &Harness, env: &mut TrialEnv, input: &Value) -> Result<Shown> {
     let point = clawrun_faults::point::tool(NAME);
     let fault = env.faults.decide(&Call::new(&point));
     let url = input.get("url").and_then(Value::as_str).unwrap_or("");
@@ -126,7 +131,7 @@ pub fn call(harness: &Harness, env: &mut TrialEnv, input: &Value) -> Result<Call
         Some(damaged) => String::from_utf8_lossy(&damaged).into_owned(),
         None => output,
     };
-    Ok(CallResult {
+    Ok(Shown {
         output,
         images: captured
             .frames
@@ -137,9 +142,5 @@ pub fn call(harness: &Harness, env: &mut TrialEnv, input: &Value) -> Result<Call
             })
             .collect(),
         is_error: false,
-        status: None,
-        root_hash: None,
-        exit_code: None,
-        truncated: 0,
     })
 }

@@ -52,7 +52,16 @@ pub fn call_tool(
             });
         }
         if name == browser_tool::NAME {
-            return browser_tool::call(harness, env, input);
+            let shown = browser_tool::call(harness, env, input)?;
+            return Ok(CallResult {
+                output: shown.output,
+                images: shown.images,
+                is_error: shown.is_error,
+                status: None,
+                root_hash: None,
+                exit_code: None,
+                truncated: 0,
+            });
         }
         let before = env.vfs.root_hash();
         let vfs = std::mem::take(&mut env.vfs);
