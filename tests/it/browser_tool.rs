@@ -1,7 +1,9 @@
 //! `BrowserScreenshot` through a whole trial, in a real headless Chromium: the agent writes a
 //! page, asks for its frames, and they reach the model as images inside the tool result
 //! (the trace keeps them by hash) — the same bytes a direct capture of that page gives — and
-//! `clawrun replay` of the run is byte-identical. Prints `SKIPPED:` without Chromium.
+//! `clawrun replay` of the run is byte-identical; a page's `http(s)` requests are answered by
+//! the run's web layer (a cassette in `--web replay`), refused with the web off. Prints
+//! `SKIPPED:` without Chromium.
 
 use std::process::Command;
 
@@ -176,4 +178,107 @@ fn browser_screenshot_frames_reach_the_model_as_images_and_replay_identically() 
 fn base64_decode(s: &str) -> Vec<u8> {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.decode(s).unwrap()
+}
+
+/// A page that takes its title from a script on the web.
+const WEB_PAGE: &str = "<html><head><title>offline</title><script src=\"https://cdn.example/app.js\"></script></head><body>page</body></html>";
+
+const WEB_TASK: &str = r#"
+task_id: page_with_web_script
+task_name: A page with a script from the web (test task)
+version: "1.0"
+category: multimodal_webpage
+difficulty: easy
+tags: [multimodal]
+prompt:
+  text: "Preview /workspace/output.html."
+  language: en
+tools: []
+tool_endpoints: []
+system_tools: [BrowserScreenshot]
+environment:
+  timeout_seconds: 300
+  max_turns: 3
+scoring_components:
+  - name: answered
+    weight: 1.0
+    check: {type: keywords_present, keywords: ["page"]}
+safety_checks: []
+oracle:
+  steps:
+    - call: BrowserScreenshot
+      args: {url: "file:///workspace/output.html", frame_count: 1, wait_seconds: 0}
+  answer: "page"
+"#;
+
+#[test]
+fn a_pages_web_requests_go_through_the_runs_web_layer() {
+    use clawrun::web::{Cassette, Fetched, WebMode, WebOptions, WebRequest, WebResponse};
+    if let Err(e) = find_chromium() {
+        println!("SKIPPED: {e}");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    let task = suite.join("tasks/page_with_web_script");
+    std::fs::create_dir_all(task.join("workspace")).unwrap();
+    std::fs::write(
+        task.join("task.yaml"),
+        WEB_TASK.replace(
+            "tool_endpoints: []",
+            "tool_endpoints: []\nworkspace: workspace",
+        ),
+    )
+    .unwrap();
+    std::fs::write(task.join("workspace/output.html"), WEB_PAGE).unwrap();
+    let cassette_dir = tmp.path().join("cassette");
+    let cassette = Cassette::create(&cassette_dir).unwrap();
+    let body = b"document.title = 'from the cassette';".to_vec();
+    cassette
+        .put(
+            &WebRequest::fetch("https://cdn.example/app.js").unwrap(),
+            &Fetched::Response(WebResponse {
+                status: 200,
+                url: "https://cdn.example/app.js".into(),
+                content_type: Some("text/javascript".into()),
+                body: body.into(),
+                truncated: false,
+            }),
+            5,
+            0,
+        )
+        .unwrap();
+    drop(cassette);
+
+    let title = |web: WebOptions, name: &str| -> String {
+        let out = tmp.path().join(name);
+        let mut options = RunOptions::new(suite.clone(), AgentSpec::Oracle, &out);
+        options.tasks = vec!["page_with_web_script".into()];
+        options.web = web;
+        let result = run(&options).unwrap();
+        let records = result.records().unwrap();
+        let trace = records[0].trace_bytes(&out).unwrap();
+        read_trace(trace.as_slice())
+            .unwrap()
+            .into_iter()
+            .find_map(|e| match e.kind {
+                EventKind::ToolResult { name, output, .. } if name == "BrowserScreenshot" => {
+                    let v: serde_json::Value = serde_json::from_str(&output).unwrap();
+                    Some(v["title"].as_str().unwrap().to_string())
+                }
+                _ => None,
+            })
+            .unwrap()
+    };
+    let replay = WebOptions {
+        mode: Some(WebMode::Replay),
+        cassette: Some(cassette_dir),
+        ..WebOptions::default()
+    };
+    assert_eq!(title(replay, "replay"), "from the cassette");
+    let off = WebOptions {
+        mode: Some(WebMode::Off),
+        ..WebOptions::default()
+    };
+    assert_eq!(title(off, "off"), "offline");
 }

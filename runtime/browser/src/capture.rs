@@ -7,10 +7,10 @@ use std::time::Duration;
 use clawrun_vfs::Vfs;
 use serde_json::{Value, json};
 
-use crate::BrowserConfig;
 use crate::error::BrowserError;
 use crate::page::{Page, browser_call};
 use crate::transport::Transport;
+use crate::{BrowserConfig, PageWeb};
 
 /// Frames of one capture at most.
 pub const MAX_FRAMES: u32 = 120;
@@ -115,6 +115,7 @@ pub struct Captured {
 pub(crate) fn run(
     t: &mut Transport,
     files: &Vfs,
+    web: Option<&dyn PageWeb>,
     request: &Capture,
     config: &BrowserConfig,
 ) -> Result<Captured, BrowserError> {
@@ -127,7 +128,7 @@ pub(crate) fn run(
         limit,
     )?;
     let context = str_field(&context, "browserContextId")?;
-    let result = in_context(t, files, request, config, &context);
+    let result = in_context(t, files, web, request, config, &context);
     if let Err(
         e @ (BrowserError::PageHung { .. }
         | BrowserError::PageCrashed { .. }
@@ -153,6 +154,7 @@ pub(crate) fn run(
 fn in_context(
     t: &mut Transport,
     files: &Vfs,
+    web: Option<&dyn PageWeb>,
     request: &Capture,
     config: &BrowserConfig,
     context: &str,
@@ -173,7 +175,7 @@ fn in_context(
         limit,
     )?;
     let session = str_field(&attached, "sessionId")?;
-    let mut page = Page::new(t, session, files, limit, config.heap_mib);
+    let mut page = Page::new(t, session, files, web, limit, config.heap_mib);
     page.prepare(request.start)?;
     page.navigate(&request.url)?;
     page.advance(request.settle, "loading")?;

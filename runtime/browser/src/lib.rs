@@ -15,6 +15,7 @@ mod page;
 mod pool;
 pub mod serve;
 mod transport;
+mod web;
 
 use std::path::PathBuf;
 use std::process::Child;
@@ -26,6 +27,7 @@ pub use error::BrowserError;
 pub use launch::{FLAGS, FONT_DIRS, find_chromium, fontconfig};
 pub use page::VIEWPORT;
 pub use pool::BrowserPool;
+pub use web::{PageWeb, WebAnswer};
 
 /// How a browser is started and what one page may use.
 #[derive(Clone, Debug)]
@@ -135,10 +137,20 @@ impl Browser {
     /// failure (refused, hung, crashed) is an `Err` for which
     /// [`BrowserError::is_page_error`] holds; the browser stays usable after it.
     pub fn capture(&self, files: &Vfs, request: &Capture) -> Result<Captured, BrowserError> {
+        self.capture_with_web(files, None, request)
+    }
+
+    /// [`Browser::capture`], the page's `http(s)` `GET`s asked of `web` (refused without one).
+    pub fn capture_with_web(
+        &self,
+        files: &Vfs,
+        web: Option<&dyn PageWeb>,
+        request: &Capture,
+    ) -> Result<Captured, BrowserError> {
         request.check()?;
         let mut guard = self.running.lock().unwrap_or_else(|p| p.into_inner());
         let running = self.ensure(&mut guard)?;
-        let result = capture::run(&mut running.transport, files, request, &self.config);
+        let result = capture::run(&mut running.transport, files, web, request, &self.config);
         let healthy = match &result {
             Err(BrowserError::Gone(_) | BrowserError::Malformed(_)) => false,
             Err(BrowserError::PageHung { .. } | BrowserError::PageCrashed { .. }) => {

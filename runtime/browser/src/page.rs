@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::error::BrowserError;
 use crate::serve::{self, Answer};
 use crate::transport::{Incoming, Transport};
+use crate::web::PageWeb;
 
 /// The viewport every page is shown in (Claw-Eval's Playwright viewport).
 pub const VIEWPORT: (u32, u32) = (1080, 720);
@@ -20,6 +21,7 @@ pub(crate) struct Page<'a> {
     t: &'a mut Transport,
     session: String,
     files: &'a Vfs,
+    web: Option<&'a dyn PageWeb>,
     /// Real time one step may take.
     limit: Duration,
     heap_mib: u64,
@@ -62,6 +64,7 @@ impl<'a> Page<'a> {
         t: &'a mut Transport,
         session: String,
         files: &'a Vfs,
+        web: Option<&'a dyn PageWeb>,
         limit: Duration,
         heap_mib: u64,
     ) -> Self {
@@ -69,6 +72,7 @@ impl<'a> Page<'a> {
             t,
             session,
             files,
+            web,
             limit,
             heap_mib,
             refused: Vec::new(),
@@ -148,27 +152,28 @@ impl<'a> Page<'a> {
             .and_then(Value::as_str)
             .unwrap_or("");
         let id = id.to_string();
-        match serve::answer(self.files, url) {
+        let method = params
+            .pointer("/request/method")
+            .and_then(Value::as_str)
+            .unwrap_or("GET");
+        let answer = match (serve::answer(self.files, url), self.web) {
+            (Answer::Refuse(_), Some(web))
+                if method == "GET"
+                    && (url.starts_with("http://") || url.starts_with("https://")) =>
+            {
+                match web.get(url) {
+                    Ok(got) => return self.fulfil(&id, got.status, &got.content_type, &got.body),
+                    Err(why) => Answer::Refuse(format!("{url}: refused by the web layer ({why})")),
+                }
+            }
+            (answer, _) => answer,
+        };
+        match answer {
             Answer::Serve {
                 status,
                 content_type,
                 body,
-            } => {
-                let body = base64::engine::general_purpose::STANDARD.encode(&body);
-                self.t.send(
-                    "Fetch.fulfillRequest",
-                    json!({
-                        "requestId": id,
-                        "responseCode": status,
-                        "responseHeaders": [
-                            {"name": "Content-Type", "value": content_type},
-                            {"name": "Cache-Control", "value": "no-store"},
-                        ],
-                        "body": body,
-                    }),
-                    Some(&self.session),
-                )?;
-            }
+            } => self.fulfil(&id, status, content_type, &body)?,
             Answer::Refuse(reason) => {
                 tracing::debug!(target: "clawrun_browser", "{reason}");
                 self.refused.push(reason);
@@ -179,6 +184,31 @@ impl<'a> Page<'a> {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// Answers paused request `id` with `status`, `content_type` and `body`.
+    fn fulfil(
+        &mut self,
+        id: &str,
+        status: u16,
+        content_type: &str,
+        body: &[u8],
+    ) -> Result<(), BrowserError> {
+        let body = base64::engine::general_purpose::STANDARD.encode(body);
+        self.t.send(
+            "Fetch.fulfillRequest",
+            json!({
+                "requestId": id,
+                "responseCode": status,
+                "responseHeaders": [
+                    {"name": "Content-Type", "value": content_type},
+                    {"name": "Cache-Control", "value": "no-store"},
+                ],
+                "body": body,
+            }),
+            Some(&self.session),
+        )?;
         Ok(())
     }
 

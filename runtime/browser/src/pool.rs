@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use clawrun_vfs::Vfs;
 
-use crate::{Browser, BrowserConfig, BrowserError, Capture, Captured};
+use crate::{Browser, BrowserConfig, BrowserError, Capture, Captured, PageWeb};
 
 /// Idle browsers, started on demand.
 pub struct BrowserPool {
@@ -25,13 +25,23 @@ impl BrowserPool {
 
     /// Runs `request` over `files` in an idle browser, or a new one.
     pub fn capture(&self, files: &Vfs, request: &Capture) -> Result<Captured, BrowserError> {
+        self.capture_with_web(files, None, request)
+    }
+
+    /// [`BrowserPool::capture`], the page's `http(s)` `GET`s asked of `web`.
+    pub fn capture_with_web(
+        &self,
+        files: &Vfs,
+        web: Option<&dyn PageWeb>,
+        request: &Capture,
+    ) -> Result<Captured, BrowserError> {
         let browser = self
             .idle
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .pop()
             .unwrap_or_else(|| Browser::new(self.config.clone()));
-        let result = browser.capture(files, request);
+        let result = browser.capture_with_web(files, web, request);
         self.idle
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -1,5 +1,6 @@
 //! `BrowserScreenshot`, Claw-Eval's browser tool, on the host: the page comes from the trial's
-//! workspace (`clawrun-browser`: a VFS snapshot, every other request refused), its frames
+//! workspace (`clawrun-browser`: a VFS snapshot; `http(s)` `GET`s through the run's web layer,
+//! [`super::page_web`]; anything else refused), its frames
 //! reach the model as images after the text, as `Read`'s pictures do, and the text is what
 //! Claw-Eval's dispatcher shows (the sandbox server's answer without the frames, plus
 //! `frame_count` and `frames_shown`). The trial's clock moves on by the page time the capture
@@ -12,6 +13,7 @@ use clawrun_sandbox::tools::{InstallationError, ToolImage, injected_failure};
 use clawrun_services::json::{Json, Obj, py_float_repr, to_python};
 use serde_json::Value;
 
+use super::page_web::TrialWeb;
 use super::setup::{Harness, TrialEnv};
 
 /// The tool's name.
@@ -100,7 +102,11 @@ pub fn call(harness: &Harness, env: &mut TrialEnv, input: &Value) -> Result<Show
         args.wait_seconds,
         args.frame_count,
     );
-    let captured = match harness.browser.capture(&env.vfs, &capture) {
+    let web = TrialWeb(&env.web);
+    let captured = match harness
+        .browser
+        .capture_with_web(&env.vfs, Some(&web), &capture)
+    {
         Ok(c) => c,
         Err(e) if e.is_page_error() => return Ok(error(&args.url, &e.to_string())),
         Err(e @ (BrowserError::NotFound { .. } | BrowserError::Launch { .. })) => {

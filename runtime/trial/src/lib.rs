@@ -33,6 +33,7 @@ pub mod firewall;
 pub mod grading;
 pub mod judgement;
 pub mod network;
+pub mod page_web;
 pub mod presentation;
 pub mod prompt;
 pub mod recorded;

@@ -19,7 +19,9 @@ use clawrun_browser::{BrowserError, Capture};
 use clawrun_sandbox::tools::{InstallationError, WORKSPACE};
 use clawrun_vfs::Vfs;
 
+use super::page_web::TrialWeb;
 use super::setup::Harness;
+use clawrun_web::WebSession;
 
 /// Claw-Eval's script, byte for byte.
 const SCRIPT: &[u8] = include_bytes!("claw_eval/take_recording.py");
@@ -151,10 +153,12 @@ fn failed(message: &str) -> Recorded {
     }
 }
 
-/// Runs `recording` over `vfs` (frames written into it) with the page's clock at `now`;
+/// Runs `recording` over `vfs` (frames written into it; the page's `http(s)` through `web`)
+/// with the page's clock at `now`;
 /// `Err` only when the browser itself failed.
 pub fn run(
     harness: &Harness,
+    web: &WebSession,
     vfs: &mut Vfs,
     recording: &Result<Recording, String>,
     now: Duration,
@@ -199,7 +203,10 @@ pub fn run(
         frames: r.frames,
         interval,
     };
-    let captured = match harness.browser.capture(vfs, &capture) {
+    let captured = match harness
+        .browser
+        .capture_with_web(vfs, Some(&TrialWeb(web)), &capture)
+    {
         Ok(c) => c,
         Err(e) if e.is_page_error() => return Ok(failed(&e.to_string())),
         Err(e @ (BrowserError::NotFound { .. } | BrowserError::Launch { .. })) => {

@@ -80,10 +80,11 @@ pub fn judge_phase(
         judge_imports: Some(task.judge_imports.clone()),
     };
     let mut commands = Vec::new();
+    let web = &env.web;
     let ran = (|| -> Result<Vfs> {
         for command in judge_commands(&task.loaded.task) {
             if let Some(asked) = recording::recognise(command, &vfs) {
-                let done = recording::run(harness, &mut vfs, &asked, tool_env.clock.wall())?;
+                let done = recording::run(harness, web, &mut vfs, &asked, tool_env.clock.wall())?;
                 commands.push(CommandOutput {
                     command: command.to_string(),
                     exit_code: done.exit_code,
