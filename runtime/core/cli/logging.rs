@@ -35,6 +35,8 @@ const OWN_CRATES: &[&str] = &[
     "clawrun_external",
     "clawrun_run",
     "clawrun_fuzz",
+    "clawrun_export",
+    "clawrun_browser",
 ];
 
 /// The filter the flags ask for (`RUST_LOG` aside).
