@@ -2,7 +2,7 @@
 
 mod common;
 
-use clawrun_agents::llm::{CacheMode, LlmAgent, Provider, invalid_arguments};
+use clawrun_agents::llm::{CacheMode, LlmAgent, ModelConfig, Provider, invalid_arguments};
 use clawrun_agents::{Agent, AgentError, Block, Complete, Usage};
 use common::{client, config, conversation, mock, mock_at, tool_result};
 use serde_json::{Value, json};
@@ -534,4 +534,53 @@ async fn judge_style_complete() {
     assert_eq!((text, usage), (reply.message.text(), reply.usage));
     assert_eq!(model.describe(), "openai:mock-model");
     assert!(server.requests()[0].body.get("tools").is_none());
+}
+
+/// One client used from several async runtimes, as `clawrun judge`'s workers (each on a runtime
+/// of its own) shared the judge's: a pooled connection made while runtime A ran must serve
+/// runtime B's request though A is idle, and after A is gone. A connection driven by A's
+/// runtime waits for A to run again, and fails with "dispatch task is gone: runtime dropped the
+/// dispatch task" once A is dropped.
+#[test]
+fn one_client_serves_requests_from_several_runtimes() {
+    let current = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    // The mock runs on a runtime of its own, always polled.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        current().block_on(async {
+            let server = mock("rules:\n  - reply: {text: hello there}\n").await;
+            tx.send(server.url()).unwrap();
+            std::future::pending::<()>().await;
+        });
+    });
+    let url = rx.recv().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = ModelConfig::new(Provider::OpenAi, "mock-model");
+    c.base_url = Some(format!("{url}/v1"));
+    c.api_key = Some("test-key".into());
+    c.cache_dir = Some(dir.path().to_path_buf());
+    c.max_retries = 0;
+    c.timeout = std::time::Duration::from_secs(20);
+    let client = client(c);
+    let a = current();
+    let first = a.block_on(client.complete(&conversation("one"))).unwrap();
+    assert_eq!(first.message.text(), "hello there");
+    // A is idle (not polled) while B sends: its idle connection must not be waiting on A.
+    let b = std::thread::spawn({
+        let client = client.clone();
+        move || current().block_on(client.complete(&conversation("two")))
+    });
+    let second = b.join().unwrap().expect("B's request, with A idle");
+    assert_eq!(second.message.text(), "hello there");
+    drop(a);
+    let third = current()
+        .block_on(client.complete(&conversation("three")))
+        .expect("a request after A's runtime is gone");
+    assert_eq!(third.message.text(), "hello there");
+    assert_eq!(client.stats().replies, 3);
 }

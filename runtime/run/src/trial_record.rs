@@ -60,7 +60,8 @@ impl TrialContext<'_> {
 
 /// What one worker keeps across its trials: the model clients (agent, judge, simulated user),
 /// made once and used by all its trials, each sampling with its own seed (one connection pool
-/// and one certificate store per endpoint and worker, on the worker's own async runtime), and
+/// and one certificate store per endpoint and worker; their requests run on the process's model-HTTP
+/// runtime, `clawrun_agents::llm`'s, so a client may serve any runtime), and
 /// the trace pack its trials' traces go to.
 pub struct Worker {
     agent: Option<LlmClient>,

@@ -11,7 +11,7 @@ use tokio::sync::Semaphore;
 
 use super::cache::ResponseCache;
 use super::config::{ModelConfig, Provider, ResolvedEndpoint};
-use super::{anthropic, control, limits, openai, retry};
+use super::{anthropic, control, io, limits, openai, retry};
 use crate::agent::{Agent, AgentError, Complete, Reply};
 use crate::conversation::{Conversation, Message, Usage};
 
@@ -360,7 +360,13 @@ impl LlmClient {
             }
             let limit = retry::PROBE_TIMEOUT.min(config.timeout);
             let request = self.authorize(inner.http.get(&url)).timeout(limit);
-            let send = request.send();
+            // On the model-HTTP runtime (see `send`); only the status and body are kept.
+            let send = io::run(async move {
+                let response = request.send().await?;
+                let status = response.status().as_u16();
+                let bytes = response.bytes().await.unwrap_or_default();
+                Ok::<_, reqwest::Error>((status, bytes))
+            });
             tokio::pin!(send);
             // A wait of more than a few seconds says what it waits for.
             let sent = tokio::select! {
@@ -378,14 +384,18 @@ impl LlmClient {
                     control::cancellable(&mut send).await
                 }
             };
-            let response = match sent {
+            let (status, bytes) = match sent {
                 None => {
                     return Err(ProbeError::Cancelled {
                         model: config.describe(),
                     });
                 }
-                Some(Ok(r)) => r,
-                Some(Err(e)) if e.is_timeout() => {
+                Some(Err(e)) => {
+                    last = e;
+                    continue;
+                }
+                Some(Ok(Ok(answer))) => answer,
+                Some(Ok(Err(e))) if e.is_timeout() => {
                     silent += 1;
                     last = format!(
                         "no answer to `GET {url}` within {} s (the server accepts connections \
@@ -402,14 +412,12 @@ impl LlmClient {
                     }
                     continue;
                 }
-                Some(Err(e)) => {
+                Some(Ok(Err(e))) => {
                     last = transport_error(&e, &url);
                     continue;
                 }
             };
-            let status = response.status().as_u16();
             if status == 401 || status == 403 {
-                let bytes = response.bytes().await.unwrap_or_default();
                 return Err(ProbeError::KeyRefused {
                     model: config.describe(),
                     base_url: inner.endpoint.base_url.clone(),
@@ -495,19 +503,28 @@ impl LlmClient {
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.to_vec()),
         );
-        let response = match request.send().await {
-            Ok(r) => r,
-            // Connection refused, DNS failure: nobody is listening (bounded retries).
-            Err(e) if e.is_connect() => {
-                return Attempt::Unreachable(transport_error(&e, &inner.url));
+        // On the model-HTTP runtime, whose connections never wait on a worker's runtime.
+        let url = inner.url.clone();
+        let exchange = io::run(async move {
+            let response = match request.send().await {
+                Ok(r) => r,
+                // Connection refused, DNS failure: nobody is listening (bounded retries).
+                Err(e) if e.is_connect() => {
+                    return Err(Attempt::Unreachable(transport_error(&e, &url)));
+                }
+                Err(e) => return Err(Attempt::Retry(transport_error(&e, &url), None)),
+            };
+            let status = response.status().as_u16();
+            let retry_after = retry::retry_after(response.headers());
+            match response.bytes().await {
+                Ok(bytes) => Ok((status, retry_after, bytes)),
+                Err(e) => Err(Attempt::Retry(transport_error(&e, &url), None)),
             }
-            Err(e) => return Attempt::Retry(transport_error(&e, &inner.url), None),
-        };
-        let status = response.status().as_u16();
-        let retry_after = retry::retry_after(response.headers());
-        let bytes = match response.bytes().await {
-            Ok(b) => b,
-            Err(e) => return Attempt::Retry(transport_error(&e, &inner.url), None),
+        });
+        let (status, retry_after, bytes) = match exchange.await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(attempt)) => return attempt,
+            Err(e) => return Attempt::Retry(e, None),
         };
         if (200..300).contains(&status) {
             return match serde_json::from_slice(&bytes) {

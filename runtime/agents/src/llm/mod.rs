@@ -9,6 +9,7 @@ mod cache;
 mod client;
 mod config;
 mod control;
+mod io;
 mod limits;
 mod openai;
 mod retry;
