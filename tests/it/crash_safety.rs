@@ -128,6 +128,7 @@ fn strip_wall(v: &mut Value) {
                     || k.contains("started")
                     || k == "sessions"
                     || k == "path"
+                    || k == "folders"
                     || k == "run")
             });
             map.values_mut().for_each(strip_wall);

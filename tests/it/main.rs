@@ -32,6 +32,7 @@ mod claw_eval_graders;
 mod claw_eval_grading_cli;
 mod cli_conventions;
 mod cli_exec;
+mod cli_help;
 mod compile_cache;
 mod crash_safety;
 mod determinism;

@@ -437,3 +437,86 @@ fn over_stdio_a_message_over_the_limit_gets_an_error_reply_and_the_session_goes_
     );
     assert_eq!(record(&run)["turns"], 1);
 }
+
+#[test]
+fn over_stdio_no_client_is_not_judged_and_an_unknown_tool_is_one_readable_line() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    // Nobody connects (the input closes at once): nothing is measured, so nothing is judged.
+    let run = tmp.path().join("nobody");
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(["mcp", "T002_email_triage", "--faults", "none"])
+        .arg("--suite")
+        .arg(repo())
+        .arg("--out")
+        .arg(&run)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("not judged") && stderr.contains("no MCP client connected"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("turns"), "{stderr}");
+    let r = record(&run);
+    assert_eq!(r["status"], "infra_error", "{r}");
+    assert!(r["verdict"].is_null(), "{r}");
+
+    // A client calling a tool the trial lacks gets a JSON-RPC error; stderr says so in a line
+    // (not rmcp's dump of the error it answered).
+    let run = tmp.path().join("unknown");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args(["mcp", "T002_email_triage", "--faults", "none"])
+        .arg("--suite")
+        .arg(repo())
+        .arg("--out")
+        .arg(&run)
+        .env_remove("RUST_LOG")
+        .env_remove("CLAWRUN_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let stdout = BufReader::new(server.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(serde_json::from_str::<Value>(&line).unwrap());
+        }
+    });
+    let next = || {
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("no reply within 30 s")
+    };
+    let mut send = |message: &Value| {
+        stdin.write_all(format!("{message}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    send(&initialize(1));
+    assert_eq!(next()["id"], 1);
+    send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(&call(2, "gmail_send_everything", serde_json::json!({})));
+    let reply = next();
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    send(&call(3, "finish", serde_json::json!({"answer": "done"})));
+    assert_eq!(next()["id"], 3);
+    drop(stdin);
+    let out = server.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("gmail_send_everything"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].contains("the MCP client called an unknown tool"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("ErrorData"), "{stderr}");
+}

@@ -251,11 +251,30 @@ fn a_dead_endpoint_stops_the_run_with_one_line_naming_it() {
         last.contains(&format!("cannot reach http://{endpoint}")),
         "{stderr}"
     );
-    // The retries were visible.
-    assert!(stderr.contains("retrying in"), "{stderr}");
+    // The retries were visible: the model's first, then a count (not a line per attempt).
+    assert_eq!(stderr.matches("retrying in").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "clawrun: openai:m: further retries are counted, not printed (-v prints each)"
+        ),
+        "{stderr}"
+    );
     // The run stopped: the other trials were not each retried to exhaustion.
     let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap_or_default();
     assert!(journal.lines().count() < 9, "{journal}");
+
+    // -v prints every attempt.
+    let out = tmp.path().join("verbose");
+    let o = run_agent(
+        "openai:m",
+        &out,
+        &["--no-probe", "--trials", "1", "-j", "1", "-v"],
+        &[("OPENAI_BASE_URL", &base)],
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.matches("retrying in").count() > 1, "{stderr}");
+    assert!(!stderr.contains("further retries are counted"), "{stderr}");
 }
 
 #[test]
@@ -371,4 +390,55 @@ fn bad_arguments_exit_2_before_a_run_folder_exists() {
         String::from_utf8_lossy(&r.stderr)
     );
     assert!(!out.exists());
+}
+
+/// A missing API key is the user's setting to fix: one line naming the flag and the variable,
+/// exit status 2, no run folder, for every command that takes a model (`mcp --judge` included,
+/// which once ignored its judge).
+#[test]
+fn a_missing_key_is_a_usage_error_naming_the_flag_and_the_variable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite();
+    let suite = suite.to_str().unwrap();
+    let out = tmp.path().join("run");
+    let out = out.to_str().unwrap();
+    for (args, flag) in [
+        (
+            vec![
+                "run", "e2e_mail", "--suite", suite, "--agent", "openai:m", "--out", out,
+            ],
+            "--agent openai:m",
+        ),
+        (
+            vec![
+                "run",
+                "e2e_mail",
+                "--suite",
+                suite,
+                "--judge",
+                "anthropic:j",
+                "--out",
+                out,
+            ],
+            "--judge anthropic:j",
+        ),
+        (
+            vec![
+                "mcp", "e2e_mail", "--suite", suite, "--judge", "openai:j", "--out", out,
+            ],
+            "--judge openai:j",
+        ),
+    ] {
+        let o = clawrun(&args, &tmp.path().join("cache"), &[]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("clawrun: error: {flag}: no API key for https://")),
+            "{stderr}"
+        );
+        assert!(stderr.contains("_API_KEY"), "{stderr}");
+        assert!(!stderr.contains("infrastructure"), "{stderr}");
+        assert!(!Path::new(out).exists(), "{args:?}: no run folder");
+    }
 }

@@ -525,3 +525,31 @@ fn the_terminal_table_fits_the_width_and_pipes_stay_whole() {
     );
     assert_eq!(ok(&["report", run, "--width", "0"], &[]), piped);
 }
+
+/// `run --json` (and `report --json`) name the run folder, so a script need not guess where
+/// the run went; the document still fits the shipped schema.
+#[test]
+fn run_json_names_the_run_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("contact");
+    let out = out.to_str().unwrap();
+    for args in [
+        vec![
+            "run",
+            "T010_contact_lookup",
+            "--trials",
+            "1",
+            "--faults",
+            "none",
+            "--json",
+            "--out",
+            out,
+        ],
+        vec!["report", out, "--json"],
+    ] {
+        let doc: Value = serde_json::from_str(&ok(&args, &[])).unwrap();
+        assert_eq!(doc["kind"], "run", "{args:?}");
+        assert_eq!(doc["folders"], serde_json::json!([out]), "{args:?}");
+        assert_schema(&doc);
+    }
+}

@@ -104,3 +104,55 @@ fn agents_whose_rubric_is_all_llm_judged_are_called_unjudged_not_failing() {
     assert!(text.contains("careless agent unjudged"), "{text}");
     assert!(!text.contains("agent fails: score"), "{text}");
 }
+
+/// An oracle whose tool calls fail (no fault injected) does not pass validation, though its
+/// answer scores: a wrong path fails the task; a file the task references but the suite lacks
+/// (a fixture upstream never committed) makes it unverifiable, reported as skipped.
+#[test]
+fn an_oracle_whose_calls_fail_is_not_passed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/suite"),
+        &suite,
+    );
+    let task = suite.join("tasks/e2e_mail");
+    let yaml = std::fs::read_to_string(task.join("task.yaml")).unwrap();
+    let step = "  steps:\n    - call: gmail_list_messages\n";
+    assert!(yaml.contains(step));
+    let reading = |path: &str| {
+        yaml.replace(
+            step,
+            &format!("  steps:\n    - call: Read\n      args: {{file_path: {path}}}\n    - call: gmail_list_messages\n"),
+        )
+    };
+
+    std::fs::write(
+        task.join("task.yaml"),
+        reading("/workspace/no_such_notes.md"),
+    )
+    .unwrap();
+    let (code, out) = validate(&suite);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL e2e_mail"), "{out}");
+    assert!(
+        out.contains("the oracle's tool calls fail (no fault was injected into them): Read: "),
+        "{out}"
+    );
+
+    let missing = reading("/workspace/lost.md").replace(
+        "sandbox_files:\n  - notes.md",
+        "sandbox_files:\n  - notes.md\n  - lost.md",
+    );
+    assert_ne!(missing, reading("/workspace/lost.md"));
+    std::fs::write(task.join("task.yaml"), missing).unwrap();
+    let (code, out) = validate(&suite);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("skip e2e_mail"), "{out}");
+    assert!(
+        out.contains("not validated: the oracle's tool calls fail on files the task references but the suite lacks (`lost.md`)"),
+        "{out}"
+    );
+    assert!(!out.contains("oracle passes"), "{out}");
+    assert!(out.contains("1 tasks, 0 failed, 1 skipped"), "{out}");
+}

@@ -25,6 +25,10 @@ pub enum AgentError {
     /// seed).
     #[error("infrastructure error: {0}")]
     Infra(String),
+    /// The model cannot be used as configured (no API key for a public endpoint, a base URL
+    /// that is not HTTP): the user's setting to fix, not a failure of the model API.
+    #[error("{0}")]
+    Setup(String),
     /// The agent's output could not be used (malformed tool call, unusable response).
     #[error("invalid agent output: {0}")]
     Invalid(String),

@@ -18,6 +18,7 @@ pub mod llm;
 pub mod mock;
 pub mod oracle;
 pub mod replay;
+pub mod spelling;
 pub mod trace;
 
 pub use self::agent::{Agent, AgentError, Complete, Reply};

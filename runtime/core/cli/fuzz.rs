@@ -26,58 +26,61 @@ pub struct FuzzArgs {
     #[arg(value_name = "TASKS")]
     tasks: Vec<String>,
     /// The suite root: the folder holding `tasks/`.
-    #[arg(long, value_name = "DIR", default_value = ".")]
+    #[arg(long, value_name = "DIR", default_value = ".", help_heading = super::help::SELECTION)]
     suite: PathBuf,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::SELECTION)]
     filter: TaskFilter,
-    /// The agent fuzzed: oracle | scripted:FILE | careless | openai:MODEL | anthropic:MODEL |
-    /// openrouter:MODEL. Default: oracle, or the `agent:` model of --model-config.
-    #[arg(long, value_parser = AgentSpec::parse)]
+    /// The agent fuzzed: oracle, careless, idle, scripted:FILE, openai:MODEL, anthropic:MODEL
+    /// or openrouter:MODEL (Inspect's `openai/MODEL` too).
+    ///
+    /// Default: the `agent:` model of --model-config, else oracle; with --regress, the agent
+    /// each reproducer records.
+    #[arg(long, value_parser = AgentSpec::parse, help_heading = super::help::AGENT)]
     agent: Option<AgentSpec>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::AGENT)]
     model_flags: AgentModelFlags,
     /// Search trials per task (default 1000 when --time is not given either).
-    #[arg(long, value_name = "TRIALS", value_parser = super::count::at_least_one::<u64>)]
+    #[arg(long, value_name = "TRIALS", value_parser = super::count::at_least_one::<u64>, help_heading = super::help::SEARCH)]
     budget: Option<u64>,
     /// Wall time per task for the search, e.g. 30s, 5m, 1h (with --budget: whichever ends
     /// first).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = super::help::SEARCH)]
     time: Option<Duration>,
     /// Parallel trials (default: the number of cores).
-    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<u64>)]
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<u64>, help_heading = super::help::PARALLEL)]
     jobs: Option<u64>,
     /// The search seed (the generator's, and the trials' run seed): the same seed and budget
     /// give the same search.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = super::help::SEARCH)]
     seed: u64,
     /// The output folder (default: runs/fuzz-<agent>-seed<N>, or the next free one).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = super::help::OUTPUT)]
     out: Option<PathBuf>,
     /// Perturb filesystem calls too (EIO, ENOSPC, EACCES, short writes at `fs:` points).
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::SEARCH)]
     fs: bool,
     /// Distinct failures shrunk per task (more are counted, not shrunk).
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, help_heading = super::help::SEARCH)]
     max_failures: usize,
     /// A failure counts when M of N trials fail (default 1/1; 2/3 for model agents, which
     /// sample).
-    #[arg(long, value_name = "M/N", value_parser = Confirm::parse)]
+    #[arg(long, value_name = "M/N", value_parser = Confirm::parse, help_heading = super::help::SEARCH)]
     confirm: Option<Confirm>,
     /// Trials one shrink may spend.
-    #[arg(long, value_name = "TRIALS", default_value_t = 2_000)]
+    #[arg(long, value_name = "TRIALS", default_value_t = 2_000, help_heading = super::help::SEARCH)]
     shrink_budget: u64,
     /// End a task's search once N distinct failures were found (e.g. 1 in CI: fail fast).
-    #[arg(long, value_name = "N", value_parser = super::count::at_least_one::<u64>)]
+    #[arg(long, value_name = "N", value_parser = super::count::at_least_one::<u64>, help_heading = super::help::SEARCH)]
     stop_after: Option<u64>,
     /// Play the reproducers under DIR (folders holding finding.json and repro.yaml) with
     /// --agent instead of searching; exit 1 when a result differs from --expect.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = super::help::OUTPUT)]
     regress: Option<PathBuf>,
     /// With --regress: `fixed` (default: every reproducer must pass now) or `failing` (every
     /// reproducer must still fail, e.g. to check the reproducers themselves).
-    #[arg(long, value_enum, default_value_t = Expect::Fixed, requires = "regress")]
+    #[arg(long, value_enum, default_value_t = Expect::Fixed, requires = "regress", help_heading = super::help::OUTPUT)]
     expect: Expect,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::JUDGING)]
     trial: TrialArgs,
 }
 

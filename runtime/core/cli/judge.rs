@@ -23,37 +23,41 @@ pub struct JudgeArgs {
     run: PathBuf,
     /// The judge model: openai:MODEL, anthropic:MODEL or openrouter:MODEL (default: the
     /// `judge:` model of --model-config).
-    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
+    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec, help_heading = super::help::JUDGING)]
     judge: Option<ModelConfig>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::JUDGING)]
     model_flags: JudgeModelFlags,
     /// The suite root holding the run's tasks (default: the one recorded in run.json, tried
     /// against the current directory, then the run folder's parent).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = super::help::SELECTION)]
     suite: Option<PathBuf>,
     /// The new run folder (default: RUN-judged-<judge>, or the next free
     /// RUN-judged-<judge>-<i>).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = super::help::OUTPUT)]
     out: Option<PathBuf>,
     /// Replace the run already in --out (its journal, manifests and reports).
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::OUTPUT)]
     force: bool,
     /// Serve the judge's answers from the response cache when present (keyed by the request
     /// and the trial seed, as in `clawrun run --cache`).
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::JUDGING)]
     cache: bool,
     /// Skip the probe request sent to the judge's endpoint first.
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::JUDGING)]
     no_probe: bool,
     /// Trials judged at once (at least 1; default: the number of cores).
-    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<u64>)]
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<u64>, help_heading = super::help::PARALLEL)]
     jobs: Option<u64>,
     /// Print the summary as JSON instead of a table.
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::OUTPUT)]
     json: bool,
     /// Where to write the HTML report (default: <new run>/report.html).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = super::help::OUTPUT)]
     html: Option<PathBuf>,
+    /// Fit the summary's tables in N columns (0: no limit). Default: the terminal's width when
+    /// stdout is a terminal, no limit otherwise.
+    #[arg(long, value_name = "N", help_heading = super::help::OUTPUT)]
+    width: Option<usize>,
 }
 
 /// Runs `clawrun judge`.
@@ -111,7 +115,7 @@ pub fn judge_command(args: JudgeArgs, quiet: bool) -> Result<i32> {
         html: Some(html.clone()),
         markdown: Some(out.join("report.md")),
         prices: None,
-        width: None,
+        width: args.width,
     };
     write_reports(std::slice::from_ref(&out), &formats, 0)?;
     if !args.json {

@@ -16,18 +16,21 @@ use clawrun_trial::grading::{GraderChoice, Grading};
 /// Arguments of `clawrun list`.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
+    /// Task folders or task ids, as for `run` (default: every task of the suite).
+    #[arg(value_name = "TASKS")]
+    tasks: Vec<String>,
     /// The suite root: the folder holding `tasks/`.
-    #[arg(long, value_name = "DIR", default_value = ".")]
+    #[arg(long, value_name = "DIR", default_value = ".", help_heading = super::help::SELECTION)]
     suite: PathBuf,
     /// Print one JSON array of {id, folder, category, group, tags, status, reason} instead of
     /// the table.
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::OUTPUT)]
     json: bool,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::SELECTION)]
     filter: TaskFilter,
     /// The web the statuses assume: `off` (the default without a cassette) marks tasks with
     /// `web_real` services `needs-web`.
-    #[arg(long = "web", value_name = "MODE", value_parser = |s: &str| s.parse::<WebMode>())]
+    #[arg(long = "web", value_name = "MODE", value_parser = |s: &str| s.parse::<WebMode>(), help_heading = super::help::WEB)]
     web: Option<WebMode>,
 }
 
@@ -41,7 +44,8 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
             args.suite.display()
         ))
     })?;
-    let dirs = clawrun_run::runner::suite_tasks(&suite, &args.suite)?;
+    let all = clawrun_run::runner::suite_tasks(&suite, &args.suite)?;
+    let dirs = clawrun_run::runner::pick_tasks(&all, &args.tasks, &args.suite)?;
     let selection = suite.load_selection(&dirs);
     let loaded = selection.tasks.len();
     let tasks = if args.filter.is_empty() {
@@ -120,13 +124,13 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
             outln!("{}: {status}", t.task.task_id)?;
         }
     }
-    if args.filter.is_empty() {
+    if args.filter.is_empty() && args.tasks.is_empty() {
         outln!("{} tasks, {failed} failed to load", dirs.len())?;
     } else {
         outln!(
             "{} of {} tasks selected, {failed} failed to load",
             tasks.len(),
-            dirs.len()
+            all.len()
         )?;
     }
     outln!("{}", StatusCounts::of(&statuses))?;

@@ -9,10 +9,10 @@ use tracing_subscriber::EnvFilter;
 pub struct Verbosity {
     /// Log more on stderr: -v info, -vv debug, -vvv trace (clawrun's own crates), -vvvv
     /// everything. RUST_LOG, when set, decides instead.
-    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    #[arg(short, long, action = clap::ArgAction::Count, global = true, help_heading = super::help::GLOBAL)]
     pub verbose: u8,
     /// Log only errors, and show no progress bar.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = super::help::GLOBAL)]
     pub quiet: bool,
 }
 
@@ -43,7 +43,9 @@ const OWN_CRATES: &[&str] = &[
 pub fn directives(v: &Verbosity) -> String {
     let own = match (v.quiet, v.verbose) {
         (true, _) => return "error".into(),
-        (false, 0) => return "warn".into(),
+        // rmcp's warnings are struct dumps of the JSON-RPC errors a server answers (an unknown
+        // tool, bad params): clawrun says those in a line of its own; -v shows rmcp's.
+        (false, 0) => return "warn,rmcp=error".into(),
         (false, 1) => "info",
         (false, 2) => "debug",
         (false, 3) => "trace",
@@ -81,7 +83,7 @@ mod tests {
 
     #[test]
     fn each_v_raises_clawrun_s_own_level() {
-        assert_eq!(of(0, false), "warn");
+        assert_eq!(of(0, false), "warn,rmcp=error");
         assert_eq!(of(0, true), "error");
         assert!(of(1, false).starts_with("warn,clawrun=info,"));
         assert!(of(2, false).contains(",clawrun_agents=debug"));

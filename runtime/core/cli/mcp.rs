@@ -22,26 +22,26 @@ pub struct McpArgs {
     #[arg(value_name = "TASK")]
     task: String,
     /// The suite root: the folder holding `tasks/`.
-    #[arg(long, value_name = "DIR", default_value = ".")]
+    #[arg(long, value_name = "DIR", default_value = ".", help_heading = super::help::SELECTION)]
     suite: PathBuf,
     /// Serve over stdin and stdout (the default).
-    #[arg(long, conflicts_with = "listen")]
+    #[arg(long, conflicts_with = "listen", help_heading = super::help::SERVING)]
     stdio: bool,
     /// Serve streamable HTTP at http://ADDR/mcp instead (loopback, e.g. 127.0.0.1:8765; port 0
     /// picks a free one, printed on stderr).
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", help_heading = super::help::SERVING)]
     listen: Option<SocketAddr>,
     /// The run seed: the trial is trial 0 of `clawrun run TASK --seed N` (same faults, same
     /// guest randomness).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = super::help::TRIALS)]
     seed: u64,
     /// Faults, as for `clawrun run`: `claw-eval:RATE`, `claw-eval`, a plan file, or `none`.
-    #[arg(long, value_name = "PLAN", default_value = "claw-eval:0.25")]
+    #[arg(long, value_name = "PLAN", default_value = "claw-eval:0.25", help_heading = super::help::TRIALS)]
     faults: String,
     /// The run folder (default: runs/mcp-seed<N>, or the next free runs/mcp-seed<N>-<i>).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = super::help::OUTPUT)]
     out: Option<PathBuf>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::JUDGING)]
     trial: TrialArgs,
 }
 
@@ -58,7 +58,14 @@ pub fn mcp_command(args: McpArgs) -> Result<i32> {
         Some(addr) => McpTransport::Listen(addr),
         None => McpTransport::Stdio,
     };
-    let agent = AgentSpec::Mcp(transport);
+    // --judge and --user-model (the run checks their keys and endpoints before serving).
+    let models = clawrun_run::model_settings::resolve(
+        Some(AgentSpec::Mcp(transport)),
+        args.trial.judge.clone(),
+        args.trial.user_model.clone(),
+        &clawrun_run::model_settings::ModelFlags::default(),
+    )?;
+    let agent = models.agent;
     let out = args
         .out
         .clone()
@@ -70,6 +77,8 @@ pub fn mcp_command(args: McpArgs) -> Result<i32> {
     options.faults = Some(args.faults.clone());
     options.seed = args.seed;
     options.progress = progress::Terminal::new(false, true);
+    options.judge = models.judge;
+    options.user_model = models.user_model;
     args.trial.apply(&mut options);
     let result = run(&options)?;
     // Standard output may be the MCP session's: the summary goes to files and stderr only.
@@ -83,6 +92,17 @@ pub fn mcp_command(args: McpArgs) -> Result<i32> {
     super::report::write_report_files(std::slice::from_ref(&out), &formats, 1)?;
     let records = read_journal(&out.join("journal.jsonl"))?;
     for r in &records {
+        if r.status == clawrun_report::Status::InfraError {
+            // Nothing was measured (no client connected): no verdict to report.
+            eprintln!(
+                "clawrun mcp: {} trial {}: not judged: {}; run folder {} (exit status 1)",
+                r.task_id,
+                r.trial,
+                r.error.as_deref().unwrap_or("the trial did not run"),
+                out.display()
+            );
+            continue;
+        }
         let verdict = r.verdict.as_ref().map_or_else(
             || format!("{:?}", r.status),
             |v| {
@@ -97,7 +117,8 @@ pub fn mcp_command(args: McpArgs) -> Result<i32> {
             },
         );
         eprintln!(
-            "clawrun mcp: {} trial {}: {verdict}; {} tool-call turns; run folder {}",
+            "clawrun mcp: {} trial {}: {verdict}; {} assistant turn(s) (a turn per tool call, and \
+             the final answer); run folder {}",
             r.task_id,
             r.trial,
             r.turns,

@@ -8,6 +8,7 @@ mod count;
 mod exec;
 mod export;
 mod fuzz;
+mod help;
 mod judge;
 mod list;
 mod logging;
@@ -42,7 +43,7 @@ pub const VERSION: &str = env!("CLAWRUN_VERSION");
 
 /// clawrun: evaluate LLM agents in wasmtime sandboxes, without Docker.
 #[derive(Debug, Parser)]
-#[command(name = "clawrun", version = VERSION, about, long_about = None)]
+#[command(name = "clawrun", version = VERSION, about, long_about = None, max_term_width = 100)]
 pub struct Cli {
     #[command(flatten)]
     verbosity: logging::Verbosity,
@@ -53,48 +54,97 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a WASI program (component or wasip1 module) over an in-memory copy of host folders.
+    #[command(after_help = help::EXEC)]
     Exec(exec::ExecArgs),
     /// Run one agent tool (Bash, Read, Write, Edit, Glob, Grep) on a workspace and print what
     /// the model would see.
+    #[command(after_help = help::TOOL)]
     Tool(tool::ToolArgs),
     /// Serve a task's mock services on loopback (its task.yaml ports, or shifted with
     /// --port-base) until interrupted.
+    #[command(after_help = help::SERVICES)]
     Services(services::ServicesArgs),
     /// Run tasks × trials with an agent; journal, traces and reports go to a run folder.
+    #[command(after_help = help::RUN)]
     Run(Box<run::RunArgs>),
     /// Search for the perturbations (faults, injected content) that break an agent; shrink
     /// each failure to a minimal reproducer (`--regress DIR` plays reproducers again).
+    #[command(after_help = help::FUZZ)]
     Fuzz(Box<fuzz::FuzzArgs>),
     /// Serve one trial of a task to an MCP client (stdio or streamable HTTP): its tools and
     /// `finish`; judged when the client finishes or closes the session.
+    #[command(after_help = help::MCP)]
     Mcp(Box<mcp::McpArgs>),
     /// Summarise run folders (shards merged): table, JSON, Markdown, HTML.
+    #[command(after_help = help::REPORT)]
     Report(report::ReportArgs),
     /// A local page over a folder of runs: each run's status and report, any two compared.
     View(view::ViewArgs),
     /// Export a run as an Inspect log, Harbor trajectories (ATIF) or OTLP/JSON spans.
     Export(export::ExportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
+    #[command(after_help = help::REPLAY)]
     Replay(replay::ReplayArgs),
     /// Print recorded traces (JSONL) of a run, a task or one trial (`RUN/TASK/TRIAL`).
+    #[command(after_help = help::TRACE)]
     Trace(trace::TraceArgs),
     /// Re-score a finished run with an LLM judge from its traces (no agent runs again) into
     /// a new run folder.
+    #[command(after_help = help::JUDGE)]
     Judge(Box<judge::JudgeArgs>),
     /// Check tasks: schema, judge firewall, the oracle passes, a do-nothing agent fails.
+    #[command(after_help = help::VALIDATE)]
     Validate(validate::ValidateArgs),
     /// List the tasks of a suite.
+    #[command(after_help = help::LIST)]
     List(list::ListArgs),
     /// Show or merge recorded web cassettes (`run --web record`).
+    #[command(after_help = help::CASSETTE)]
     Cassette(cassette::CassetteArgs),
     /// Serve a scripted mock LLM (OpenAI and Anthropic protocols) on loopback.
+    #[command(after_help = help::MOCK_LLM)]
     MockLlm(mock_llm::MockLlmArgs),
     /// Get and precompile what the sandbox runs besides the tools (`setup python`).
+    #[command(after_help = help::SETUP)]
     Setup(setup::SetupArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = help::COMPLETIONS)]
     Completions(completions::CompletionsArgs),
     /// Print the man page clawrun(1), or write it and one page per command into a folder.
+    #[command(after_help = help::MAN)]
     Man(completions::ManArgs),
+}
+
+/// `e` with a "similar subcommand" tip when clap found none: clap's measure (Jaro) misses
+/// short slips such as `rnu` or `rn` for `run`, which an edit distance catches.
+fn with_subcommand_suggestion(mut e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::InvalidSubcommand {
+        return e;
+    }
+    let suggested = matches!(
+        e.get(ContextKind::SuggestedSubcommand),
+        Some(ContextValue::Strings(s)) if !s.is_empty()
+    );
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else {
+        return e;
+    };
+    if suggested {
+        return e;
+    }
+    let command = <Cli as clap::CommandFactory>::command();
+    let names: Vec<&str> = command
+        .get_subcommands()
+        .map(clap::Command::get_name)
+        .collect();
+    if let Some(best) = clawrun_agents::spelling::closest(typed, names.iter().copied()) {
+        let best = best.to_string();
+        e.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(vec![best]),
+        );
+    }
+    e
 }
 
 /// A user-facing error: printed as one line, exit status 2.
@@ -111,8 +161,9 @@ impl std::error::Error for UsageError {}
 
 /// Parses the command line, runs it and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| with_subcommand_suggestion(e).exit());
     logging::init(&cli.verbosity);
+    progress::print_every_retry(cli.verbosity.verbose > 0);
     let quiet = cli.verbosity.quiet;
     let result = match cli.command {
         Command::Exec(args) => exec::run(args),

@@ -21,9 +21,10 @@ pub struct AgentModelFlags {
     /// The agent model's API base URL (e.g. http://localhost:8000/v1).
     #[arg(long, value_name = "URL", value_parser = parse_http_url)]
     pub base_url: Option<String>,
-    /// A YAML file of model settings with optional `agent:`, `judge:` and `user_model:`
-    /// sections (model, base_url, api_key_env, temperature, max_tokens, timeout, max_retries,
-    /// max_connections).
+    /// A YAML file of model settings (`agent:`, `judge:` and `user_model:` sections).
+    ///
+    /// Each section (all optional) may set model, base_url, api_key_env, temperature,
+    /// max_tokens, timeout, max_retries and max_connections.
     #[arg(long, value_name = "FILE")]
     pub model_config: Option<std::path::PathBuf>,
 }

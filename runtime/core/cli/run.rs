@@ -24,83 +24,107 @@ pub struct RunArgs {
     #[arg(value_name = "TASKS")]
     tasks: Vec<String>,
     /// The suite root: the folder holding `tasks/`.
-    #[arg(long, value_name = "DIR", default_value = ".")]
+    #[arg(long, value_name = "DIR", default_value = ".", help_heading = super::help::SELECTION)]
     suite: PathBuf,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::SELECTION)]
     filter: TaskFilter,
-    /// oracle | scripted:FILE | replay:RUN_DIR | openai:MODEL | anthropic:MODEL |
-    /// openrouter:MODEL | cmd:RECIPE | cmd:'COMMAND LINE' | idle.
-    /// Default: oracle, or the `agent:` model of --model-config. `cmd:` starts an agent
-    /// program per trial (a bundled recipe: codex, claude-code; a recipe file; or a command
-    /// line) with the task's tools over MCP and its model behind clawrun's proxy.
-    #[arg(long, value_parser = AgentSpec::parse)]
+    /// The agent: oracle, careless, idle, scripted:FILE, replay:RUN_DIR, openai:MODEL,
+    /// anthropic:MODEL, openrouter:MODEL, cmd:RECIPE or cmd:'COMMAND LINE' (default: oracle).
+    ///
+    /// `oracle` plays each task's oracle steps; `careless` each task's careless.yaml (an agent
+    /// that takes the task's trap); `idle` answers at once, doing nothing; `scripted:FILE`
+    /// plays a script in the oracle format; `replay:RUN_DIR` re-issues a recorded run's turns.
+    /// A model is `openai:MODEL`, `anthropic:MODEL` or `openrouter:MODEL` (Inspect's spelling
+    /// `openai/MODEL` too). `cmd:` starts an agent program per trial (a bundled recipe: codex,
+    /// claude-code; a recipe file; or a command line) with the task's tools over MCP and its
+    /// model behind clawrun's proxy. Without --agent: the `agent:` model of --model-config,
+    /// else oracle.
+    #[arg(long, value_parser = AgentSpec::parse, help_heading = super::help::AGENT)]
     agent: Option<AgentSpec>,
-    /// With --agent cmd:...: the model behind the proxy the agent program talks to:
+    /// With --agent cmd:...: the model behind the proxy the agent program talks to.
+    ///
     /// scripted:FILE (a mock-llm script), openai:MODEL, anthropic:MODEL or openrouter:MODEL.
     /// Default: none (the program's model requests get HTTP 503).
-    #[arg(long, value_name = "MODEL", value_parser = parse_proxy_model)]
+    #[arg(long, value_name = "MODEL", value_parser = parse_proxy_model, help_heading = super::help::AGENT)]
     model: Option<ProxyModel>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::AGENT)]
     model_flags: AgentModelFlags,
     /// Trials per task (at least 1).
-    #[arg(long, default_value_t = 3, value_parser = super::count::at_least_one::<u32>)]
+    #[arg(long, default_value_t = 3, value_parser = super::count::at_least_one::<u32>, help_heading = super::help::TRIALS)]
     trials: u32,
-    /// Faults: `claw-eval:RATE` (Claw-Eval's middleware: 429 / 500 / 2-4 s latency on POST
-    /// service calls; default rate 0.25, the rate its docs state), `claw-eval` (rate from
-    /// ERROR_RATE, else 0, as its code does), a plan file, or `none`.
-    #[arg(long, value_name = "PLAN", default_value = "claw-eval:0.25")]
+    /// Faults: claw-eval:RATE, claw-eval, a plan file, or none.
+    ///
+    /// `claw-eval:RATE` is Claw-Eval's middleware: 429 / 500 / 2-4 s latency on POST service
+    /// calls (default rate 0.25, the rate its docs state); `claw-eval` takes the rate from
+    /// ERROR_RATE, else 0, as its code does.
+    #[arg(long, value_name = "PLAN", default_value = "claw-eval:0.25", help_heading = super::help::TRIALS)]
     faults: String,
     /// The run seed (fault decisions, guest randomness).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = super::help::TRIALS)]
     seed: u64,
+    #[command(flatten, next_help_heading = super::help::JUDGING)]
+    trial: TrialArgs,
     /// The run folder (default: runs/<agent>-seed<N>, or the next free runs/<agent>-seed<N>-<i>).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = super::help::OUTPUT)]
     out: Option<PathBuf>,
-    /// Parallel trials (at least 1; default: the cores this process may use: its CPU affinity,
-    /// cgroup quota and SLURM_CPUS_PER_TASK).
-    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<usize>)]
+    /// Parallel trials (at least 1; default: the cores this process may use).
+    ///
+    /// The cores: its CPU affinity, cgroup quota and SLURM_CPUS_PER_TASK.
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = super::count::at_least_one::<usize>, help_heading = super::help::PARALLEL)]
     jobs: Option<usize>,
-    /// Run one shard `I/N` of the (task, trial) pairs (also read from JOB_COMPLETION_INDEX or
-    /// SLURM_ARRAY_TASK_ID with --shards).
-    #[arg(long, value_name = "I/N", value_parser = |s: &str| s.parse::<Shard>())]
+    /// Run one shard `I/N` of the (task, trial) pairs.
+    ///
+    /// The index is also read from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID with --shards.
+    #[arg(long, value_name = "I/N", value_parser = |s: &str| s.parse::<Shard>(), help_heading = super::help::PARALLEL)]
     shard: Option<Shard>,
     /// The shard count when the shard index comes from the environment.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = super::help::PARALLEL)]
     shards: Option<u32>,
     /// Continue the run in --out: skip finished trials, re-run infrastructure errors.
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::OUTPUT)]
     resume: bool,
-    /// With --resume: continue although a task's files changed (its finished trials run again)
-    /// or clawrun's version differs. Never overrides another agent, seed, fault plan, judge,
-    /// user model, model temperature or base URL, --max-tokens, --cache or score setting.
-    #[arg(long, requires = "resume")]
+    /// With --resume: continue although a task's files changed or clawrun's version differs.
+    ///
+    /// A changed task's finished trials run again. Never overrides another agent, seed, fault
+    /// plan, judge, user model, model temperature or base URL, --max-tokens, --cache or score
+    /// setting.
+    #[arg(long, requires = "resume", help_heading = super::help::OUTPUT)]
     force: bool,
-    /// Bytes a trial's agent may add to its filesystem (e.g. 512MiB, 2GiB; default: the task's
-    /// `limits.disk_mib`, else 256MiB); past it, writes fail with ENOSPC.
-    #[arg(long, value_name = "SIZE", value_parser = super::size::parse_size)]
+    /// Bytes a trial's agent may add to its filesystem (e.g. 512MiB, 2GiB).
+    ///
+    /// Default: the task's `limits.disk_mib`, else 256MiB; past it, writes fail with ENOSPC.
+    #[arg(long, value_name = "SIZE", value_parser = super::size::parse_size, help_heading = super::help::TRIALS)]
     disk_quota: Option<u64>,
-    /// Files, folders and symlinks a trial's agent may add (default: the task's
-    /// `limits.inodes`, else 50000); past it, creation fails (EDQUOT).
-    #[arg(long, value_name = "N")]
+    /// Files, folders and symlinks a trial's agent may add.
+    ///
+    /// Default: the task's `limits.inodes`, else 50000; past it, creation fails (EDQUOT).
+    #[arg(long, value_name = "N", help_heading = super::help::TRIALS)]
     inode_quota: Option<u64>,
     /// Print the summary as JSON instead of a table.
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::OUTPUT)]
     json: bool,
     /// Where to write the HTML report (default: <run>/report.html).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = super::help::OUTPUT)]
     html: Option<PathBuf>,
-    /// The report files written into the run folder: `html` (report.html and report.md; above
-    /// 1,000 trials the trials go to report.trials/ beside the page), `md` (report.md only),
-    /// or `none`. The summary is printed either way; `clawrun report` writes any later.
-    #[arg(long, value_enum, default_value_t = ReportFiles::Html)]
+    /// Fit the summary's tables in N columns (0: no limit).
+    ///
+    /// Default: the terminal's width when stdout is a terminal, no limit otherwise.
+    #[arg(long, value_name = "N", help_heading = super::help::OUTPUT)]
+    width: Option<usize>,
+    /// The report files written into the run folder.
+    ///
+    /// `html`: report.html and report.md (above 1,000 trials the trials go to report.trials/
+    /// beside the page); `md`: report.md only; `none`. The summary is printed either way;
+    /// `clawrun report` writes any later.
+    #[arg(long, value_enum, default_value_t = ReportFiles::Html, help_heading = super::help::OUTPUT)]
     report: ReportFiles,
-    /// How traces are written: `pack` (each worker's trials' traces appended to
-    /// traces/W.jsonl; the journal record names the file and the bytes) or `files` (one
-    /// TASK/N/trace.jsonl per trial; slower on disk). `clawrun trace RUN TASK/N` prints one.
-    #[arg(long, value_enum, default_value_t = TraceLayout::Pack)]
+    /// How traces are written.
+    ///
+    /// `pack`: each worker's trials' traces appended to traces/W.jsonl (the journal record
+    /// names the file and the bytes); `files`: one TASK/N/trace.jsonl per trial (slower on
+    /// disk). `clawrun trace RUN/TASK/N` prints one.
+    #[arg(long, value_enum, default_value_t = TraceLayout::Pack, help_heading = super::help::OUTPUT)]
     traces: TraceLayout,
-    #[command(flatten)]
-    trial: TrialArgs,
 }
 
 /// `--report`: which report files a run writes.
@@ -226,7 +250,7 @@ pub fn run_command(args: RunArgs, quiet: bool) -> Result<i32> {
         html: (args.report == ReportFiles::Html).then(|| html.clone()),
         markdown: (args.report != ReportFiles::None).then(|| out.join("report.md")),
         prices: None,
-        width: None,
+        width: args.width,
     };
     write_reports(std::slice::from_ref(&out), &formats, args.trials)?;
     if !args.json {

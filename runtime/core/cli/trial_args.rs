@@ -17,39 +17,46 @@ use clawrun_trial::grading::GraderChoice;
 #[derive(Debug, clap::Args)]
 pub struct TrialArgs {
     /// The LLM judge, e.g. openai:gpt-5-mini (default: none; judge items are reported unjudged).
-    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
+    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec, help_heading = super::help::JUDGING)]
     pub judge: Option<ModelConfig>,
-    /// The model playing the simulated users of multi-turn tasks from their persona (default:
-    /// the tasks' `user_agent.script`, offline).
-    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec)]
+    /// The model playing the simulated users of multi-turn tasks from their persona.
+    ///
+    /// Default: the tasks' `user_agent.script`, offline.
+    #[arg(long, value_name = "MODEL", value_parser = ModelConfig::from_spec, help_heading = super::help::AGENT)]
     pub user_model: Option<ModelConfig>,
     /// Token limit per trial.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = super::help::TRIALS)]
     pub max_tokens: Option<u64>,
-    /// Serve model responses (agent, judge, user model) from the on-disk response cache when
-    /// present and cache new ones. Entries are keyed by the request and the trial seed, so
+    /// Serve model responses (agent, judge, user model) from the on-disk response cache.
+    ///
+    /// Responses are served when present and new ones cached. Entries are keyed by the request and the trial seed, so
     /// each trial stays its own sample; a rerun with the same --seed is served from the cache.
     /// Off by default: every request reaches the model.
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::AGENT)]
     pub cache: bool,
-    /// Skip the probe request (`GET /models`) sent to each model endpoint before the run folder
-    /// is made (for servers without one that also reject unknown paths, or offline mocks).
-    #[arg(long)]
+    /// Skip the probe request (`GET /models`) sent to each model endpoint first.
+    ///
+    /// For servers without one that also reject unknown paths, or offline mocks; the probe is
+    /// sent before the run folder is made.
+    #[arg(long, help_heading = super::help::AGENT)]
     pub no_probe: bool,
     /// The pass threshold.
-    #[arg(long, default_value_t = 0.75)]
+    #[arg(long, default_value_t = 0.75, help_heading = super::help::JUDGING)]
     pub pass_threshold: f64,
-    /// Which grader scores the trials: `auto` (a task's Claw-Eval `grader.py` when the run has a
-    /// checkout with one, else clawrun's rubric), `claw-eval`, `clawrun`, or `both` (Claw-Eval's
-    /// scores, clawrun's verdict kept beside them and compared in the report).
-    #[arg(long, value_enum, default_value_t = GraderChoice::Auto)]
+    /// Which grader scores the trials.
+    ///
+    /// `auto`: a task's Claw-Eval `grader.py` when the run has a checkout with one, else
+    /// clawrun's rubric; `claw-eval`; `clawrun`; `both`: Claw-Eval's scores, clawrun's verdict
+    /// kept beside them and compared in the report.
+    #[arg(long, value_enum, default_value_t = GraderChoice::Auto, help_heading = super::help::JUDGING)]
     pub grader: GraderChoice,
-    /// A Claw-Eval checkout (src/claw_eval/, tasks/<ID>/grader.py) whose graders are used
-    /// (default: the suite, when it is one; for --grader claw-eval|both also the suite's
-    /// third_party/claw-eval).
-    #[arg(long, value_name = "DIR")]
+    /// A Claw-Eval checkout (src/claw_eval/, tasks/<ID>/grader.py) whose graders are used.
+    ///
+    /// Default: the suite, when it is one; for --grader claw-eval|both also the suite's
+    /// third_party/claw-eval.
+    #[arg(long, value_name = "DIR", help_heading = super::help::JUDGING)]
     pub claw_eval: Option<PathBuf>,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::WEB)]
     pub web: WebArgs,
 }
 

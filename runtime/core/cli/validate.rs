@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Result;
+use clawrun_agents::trace::{Event, EventKind, read_trace};
 use clawrun_judge::{ScoreConfig, Verdict};
 use clawrun_report::Status;
 
@@ -29,14 +30,14 @@ pub struct ValidateArgs {
     #[arg(value_name = "TASKS")]
     tasks: Vec<String>,
     /// The suite root: the folder holding `tasks/`.
-    #[arg(long, value_name = "DIR", default_value = ".")]
+    #[arg(long, value_name = "DIR", default_value = ".", help_heading = super::help::SELECTION)]
     suite: PathBuf,
     /// Treat warnings as errors.
-    #[arg(long)]
+    #[arg(long, help_heading = super::help::OUTPUT)]
     strict: bool,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::SELECTION)]
     filter: TaskFilter,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = super::help::WEB)]
     web: WebArgs,
 }
 
@@ -46,6 +47,9 @@ struct TaskValidation {
     errors: Vec<String>,
     /// Notes.
     notes: Vec<String>,
+    /// Why the task could not be validated (its oracle's calls fail on files the suite
+    /// lacks): reported as skipped, neither passed nor failed.
+    unverifiable: Option<String>,
 }
 
 /// Runs `clawrun validate`.
@@ -84,6 +88,7 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
         .collect();
     entries.sort_by_key(|(id, _)| *id);
     let mut failed = 0;
+    let mut unverified = 0;
     let mut statuses = Vec::new();
     for (id, entry) in entries {
         let task = match entry {
@@ -120,13 +125,17 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
                 out.notes.push(format!("warning: {w}"));
             }
         }
-        let status = if out.errors.is_empty() {
-            "ok  "
-        } else {
-            "FAIL"
+        let status = match (&out.unverifiable, out.errors.is_empty()) {
+            (_, false) => "FAIL",
+            (Some(_), true) => "skip",
+            (None, true) => "ok  ",
         };
         failed += usize::from(!out.errors.is_empty());
+        unverified += usize::from(out.errors.is_empty() && out.unverifiable.is_some());
         outln!("{status} {id}")?;
+        if let Some(why) = &out.unverifiable {
+            outln!("     not validated: {why}")?;
+        }
         for e in &out.errors {
             outln!("     error: {e}")?;
         }
@@ -138,7 +147,7 @@ pub fn validate_command(args: ValidateArgs) -> Result<i32> {
         "{} tasks, {} failed, {} skipped",
         tasks.len() + skipped.len(),
         failed,
-        skipped.len()
+        skipped.len() + unverified
     )?;
     outln!("{}", StatusCounts::of(&statuses))?;
     Ok(i32::from(failed > 0))
@@ -164,6 +173,12 @@ impl Checks<'_> {
     /// The verdict of one trial of `task` played by `agent`; `Err` when it could not be run or
     /// judged.
     fn verdict(&self, task: &TaskEnv, agent: &AgentSpec) -> Result<Verdict> {
+        Ok(self.trial(task, agent)?.0)
+    }
+
+    /// [`Checks::verdict`], and the tool calls that failed without a fault injected into them
+    /// (see [`failed_calls`]).
+    fn trial(&self, task: &TaskEnv, agent: &AgentSpec) -> Result<(Verdict, Vec<FailedCall>)> {
         let cx = TrialContext {
             harness: self.harness,
             agent,
@@ -182,8 +197,14 @@ impl Checks<'_> {
             PackWriter::Pack(TracePack::open(self.scratch, "0", 0)?),
         )?;
         let record = run_and_record(self.rt, &cx, &mut worker, task, 0)?;
+        drop(worker);
+        let events = record
+            .trace_bytes(self.scratch)
+            .map_err(anyhow::Error::from)
+            .and_then(|bytes| Ok(read_trace(bytes.as_slice())?))
+            .map_err(|e| anyhow::anyhow!("{}: reading the trial's trace: {e}", task.id()))?;
         match record.verdict {
-            Some(v) if record.status == Status::Scored => Ok(v),
+            Some(v) if record.status == Status::Scored => Ok((v, failed_calls(&events))),
             _ => anyhow::bail!(
                 "{} could not be run or judged: {}",
                 agent.describe(),
@@ -207,6 +228,7 @@ fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<TaskValidation> 
     let mut out = TaskValidation {
         errors: Vec::new(),
         notes: Vec::new(),
+        unverifiable: None,
     };
     for leak in firewall::probe(checks.harness, task)? {
         out.errors.push(format!("judge firewall: {leak}"));
@@ -225,8 +247,46 @@ fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<TaskValidation> 
             "multi-turn without user_agent.script: the oracle needs an LLM user; not run".into(),
         );
     } else {
-        let v = checks.verdict(task, &AgentSpec::Oracle)?;
-        if !v.scores.passed && all_llm_judged(&v) {
+        let (v, failed) = checks.trial(task, &AgentSpec::Oracle)?;
+        // A pass built on calls that failed shows the answer, not that the task's data
+        // supports it. Calls on files the task references but the suite lacks (fixtures
+        // Claw-Eval never committed) make the task unverifiable; any other is an error (a
+        // path, an argument or an endpoint wrong).
+        let missing = missing_files(task);
+        let (on_missing, other): (Vec<FailedCall>, Vec<FailedCall>) = failed
+            .into_iter()
+            .partition(|c| missing.iter().any(|m| c.input.contains(m.as_str())));
+        if !other.is_empty() {
+            out.errors.push(format!(
+                "the oracle's tool calls fail (no fault was injected into them): {}",
+                other
+                    .iter()
+                    .map(|c| c.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+        if !on_missing.is_empty() {
+            out.unverifiable = Some(format!(
+                "the oracle's tool calls fail on files the task references but the suite lacks \
+                 ({}), so its score ({:.4}) shows its answer, not that the task can be solved: {}",
+                missing
+                    .iter()
+                    .filter(|m| on_missing.iter().any(|c| c.input.contains(m.as_str())))
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                v.scores.score,
+                on_missing
+                    .iter()
+                    .map(|c| c.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+        if out.unverifiable.is_some() {
+            // Its score says nothing either way.
+        } else if !v.scores.passed && all_llm_judged(&v) {
             out.notes.push(format!(
                 "every weighted rubric item is LLM-judged ({:.2} unjudged): the oracle cannot be checked offline",
                 v.unjudged_weight
@@ -296,6 +356,68 @@ fn validate_task(checks: &Checks<'_>, task: &TaskEnv) -> Result<TaskValidation> 
         }
     }
     Ok(out)
+}
+
+/// A tool call that failed without a fault injected into it.
+struct FailedCall {
+    /// `TOOL: HTTP STATUS: first line of the result`.
+    text: String,
+    /// Its arguments, as JSON.
+    input: String,
+}
+
+/// The files the task's `sandbox_files` and `prompt.attachments` name that its folder lacks.
+fn missing_files(task: &TaskEnv) -> Vec<String> {
+    let t = &task.loaded.task;
+    t.sandbox_files
+        .iter()
+        .chain(&t.prompt.attachments)
+        .filter(|p| task.loaded.read_task_file(p).is_err())
+        .cloned()
+        .collect()
+}
+
+/// The tool calls of a trace whose results are errors (an HTTP status of 400 or more from a
+/// service tool, or an error from another tool but Bash, whose exit status is the command's)
+/// while no fault was injected into them.
+fn failed_calls(events: &[Event]) -> Vec<FailedCall> {
+    let mut out = Vec::new();
+    let mut faulted = false;
+    let mut input = String::new();
+    for e in events {
+        match &e.kind {
+            EventKind::ToolCall { input: args, .. } => {
+                faulted = false;
+                input = args.to_string();
+            }
+            EventKind::Fault { .. } => faulted = true,
+            EventKind::ToolResult {
+                name,
+                output,
+                is_error,
+                status,
+                ..
+            } if !faulted => {
+                let failed = match status {
+                    Some(code) => *code >= 400,
+                    None => *is_error && name != "Bash",
+                };
+                if failed {
+                    let first = output.lines().next().unwrap_or_default();
+                    let first: String = first.chars().take(160).collect();
+                    out.push(FailedCall {
+                        text: match status {
+                            Some(code) => format!("{name}: HTTP {code}: {first}"),
+                            None => format!("{name}: {first}"),
+                        },
+                        input: input.clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether every weighted rubric item of `v` was left unjudged (no LLM judge offline): its

@@ -9,20 +9,24 @@ use crate::web::{AllowedHost, SearchApi, WebMode, WebOptions, live::DEFAULT_SEAR
 /// How `web_real` services and `curl`/`wget` in Bash reach the web.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct WebArgs {
-    /// The web: `off` (tasks that need it are skipped), `live` (the real network, from the
-    /// host), `record` (live, every answer stored in the cassette) or `replay` (only the
-    /// cassette). Default: `replay` with --web-cassette, else `off`.
+    /// The web: off, live, record or replay.
+    ///
+    /// `off`: tasks that need it are skipped; `live`: the real network, from the host;
+    /// `record`: live, every answer stored in the cassette; `replay`: only the cassette.
+    /// Default: `replay` with --web-cassette, else `off`.
     #[arg(long = "web", value_name = "MODE", value_parser = parse_mode)]
     pub mode: Option<WebMode>,
     /// The cassette: a folder of recorded web answers (`record` writes RUN/web/ unless given).
     #[arg(long = "web-cassette", value_name = "DIR")]
     pub cassette: Option<PathBuf>,
-    /// Lets live requests reach HOST (optionally only on PORT) although it is loopback,
-    /// private, link-local or a metadata address; repeatable.
+    /// Lets live requests reach HOST (optionally only on PORT); repeatable.
+    ///
+    /// For a HOST that is loopback, private, link-local or a metadata address.
     #[arg(long = "web-allow", value_name = "HOST[:PORT]", value_parser = parse_allow)]
     pub allow: Vec<AllowedHost>,
-    /// The search API: a ScraperAPI-compatible Google results endpoint (default: $SERP_API_URL,
-    /// else upstream's); its key comes from $SERP_DEV_KEY.
+    /// The search API: a ScraperAPI-compatible Google results endpoint.
+    ///
+    /// Default: $SERP_API_URL, else upstream's; its key comes from $SERP_DEV_KEY.
     #[arg(long = "web-search-url", value_name = "URL")]
     pub search_url: Option<String>,
 }

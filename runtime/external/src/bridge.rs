@@ -52,6 +52,12 @@ pub enum AgentRequest {
         /// Where the user's reply (or the end of the trial) goes.
         reply: oneshot::Sender<CallAnswer>,
     },
+    /// No agent ever connected (an MCP session that never initialised): Execution ends
+    /// unmeasured, as an infrastructure error saying why.
+    Unmeasured {
+        /// Why, in one line.
+        reason: String,
+    },
     /// The session closed or the agent program exited: Execution ends. `error` when the
     /// program failed.
     Ended {
@@ -103,6 +109,11 @@ impl BridgeHandle {
     /// Ends Execution (the session closed, the program exited).
     pub async fn end(&self, error: Option<String>) {
         let _ = self.tx.send(AgentRequest::Ended { error }).await;
+    }
+
+    /// Ends Execution before any agent connected: the trial is not measured.
+    pub async fn end_unmeasured(&self, reason: String) {
+        let _ = self.tx.send(AgentRequest::Unmeasured { reason }).await;
     }
 
     /// Ends Execution from outside an async context.
@@ -260,6 +271,7 @@ impl Agent for ExternalAgent {
                 self.pending = Some(reply);
                 Ok(self.reply(vec![Block::text(answer)]))
             }
+            Some(AgentRequest::Unmeasured { reason }) => Err(AgentError::Infra(reason)),
             Some(AgentRequest::Ended { error: Some(error) }) => Err(AgentError::Failed(error)),
             Some(AgentRequest::Ended { error: None }) | None => {
                 let text = self.last_text();

@@ -68,23 +68,29 @@ impl TrialTools {
 
     /// Serves the tools over stdin and stdout (each message bounded, [`super::stdio`]) until
     /// the client closes the session; then the trial's Execution ends.
+    /// A session that never initialised (the input closed first, or the client sent
+    /// something else) ends the trial unmeasured: nothing is judged.
     pub async fn serve_stdio(self) -> anyhow::Result<()> {
         let bridge = self.bridge.clone();
-        let served = async {
-            let running = self
-                .serve(super::stdio::BoundedLines::new(
-                    tokio::io::stdin(),
-                    tokio::io::stdout(),
-                ))
-                .await
-                .map_err(|e| anyhow::anyhow!("MCP over stdio: {e}"))?;
-            running
-                .waiting()
-                .await
-                .map_err(|e| anyhow::anyhow!("MCP over stdio: {e}"))?;
-            anyhow::Ok(())
-        }
-        .await;
+        let running = match self
+            .serve(super::stdio::BoundedLines::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
+            .await
+        {
+            Ok(running) => running,
+            Err(e) => {
+                // The trial's error says why (`clawrun mcp` prints it).
+                bridge.end_unmeasured(not_initialised(&e)).await;
+                return Ok(());
+            }
+        };
+        let served = running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|e| anyhow::anyhow!("MCP over stdio: {e}"));
         bridge.end(None).await;
         served
     }
@@ -105,6 +111,37 @@ impl TrialTools {
             Arc::new(LocalSessionManager::default()),
             config,
         )
+    }
+}
+
+/// Why a session did not start, in one line (rmcp's own message dumps the JSON-RPC message).
+pub fn not_initialised(e: &rmcp::service::ServerInitializeError) -> String {
+    use rmcp::service::ServerInitializeError as E;
+    match e {
+        E::ConnectionClosed(_) => "no MCP client connected: the input closed before a client \
+            sent `initialize` (run `clawrun mcp` from an MCP client, which starts it and talks \
+            over its stdin and stdout)"
+            .into(),
+        E::ExpectedInitializeRequest(message) => {
+            let method = message
+                .as_ref()
+                .and_then(|m| serde_json::to_value(m).ok())
+                .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string));
+            match method {
+                Some(method) => format!(
+                    "the MCP client's first request was `{method}`, not `initialize`: no session \
+                     started"
+                ),
+                None => "the MCP client's first message was not an `initialize` request: no \
+                    session started"
+                    .into(),
+            }
+        }
+        E::InitializeFailed(error) => format!(
+            "the MCP session did not initialise: {} (JSON-RPC error {})",
+            error.message, error.code.0
+        ),
+        other => format!("the MCP session did not start: {other}"),
     }
 }
 
@@ -177,6 +214,12 @@ impl ServerHandler for TrialTools {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         if self.get_tool(&name).is_none() {
+            // rmcp logs the error it answers as a struct dump: this says it in a line.
+            tracing::warn!(
+                "the MCP client called an unknown tool {name:?}; answered with an error naming \
+                 this trial's tools ({})",
+                self.names().join(", ")
+            );
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool {name:?}: this trial's tools are {}",

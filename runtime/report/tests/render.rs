@@ -316,8 +316,16 @@ fn the_run_header_shows_each_folders_settings_in_text_markdown_and_html() {
         "{header}"
     );
     assert!(header.contains("<li>run <code>runs/old</code>: no run.json (settings unknown)</li>"));
-    // the JSON report is unchanged by headers
-    assert_eq!(render_json(&s), render_json(&fixture()));
+    // the JSON report names the folders, and is otherwise unchanged by headers
+    let mut with: serde_json::Value = serde_json::from_str(&render_json(&s)).unwrap();
+    let mut without: serde_json::Value = serde_json::from_str(&render_json(&fixture())).unwrap();
+    let folders: Vec<&str> = s.runs.iter().map(|r| r.folder.as_str()).collect();
+    assert_eq!(with["folders"], serde_json::json!(folders));
+    assert!(folders.contains(&"runs/a"), "{folders:?}");
+    assert_eq!(without["folders"], serde_json::json!([]));
+    with.as_object_mut().unwrap().remove("folders");
+    without.as_object_mut().unwrap().remove("folders");
+    assert_eq!(with, without);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow};
-use clawrun_agents::llm::{LlmAgent, LlmClient, ModelConfig};
+use clawrun_agents::llm::{LlmAgent, LlmClient, ModelConfig, PROVIDERS};
 use clawrun_agents::trace::{Event, read_trace};
 use clawrun_agents::{Agent, ReplayAgent, RetryPolicy, ScriptAgent, Step};
 use clawrun_report::{TraceSpan, trace_file};
@@ -82,19 +82,67 @@ pub enum AgentSpecError {
     Model(#[from] clawrun_agents::llm::SpecError),
     /// None of the agent kinds.
     #[error(
-        "--agent {0:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL, cmd:RECIPE, cmd:'COMMAND LINE', idle or careless"
+        "--agent {0:?}: expected oracle, scripted:FILE, replay:RUN_DIR, openai:MODEL, anthropic:MODEL, openrouter:MODEL, cmd:RECIPE, cmd:'COMMAND LINE', idle or careless{hint}",
+        hint = clawrun_agents::spelling::did_you_mean(kind_of(.0), KINDS)
     )]
     Unknown(String),
+    /// A kind that needs its argument, given without it (`scripted`, `replay:`).
+    #[error("--agent {kind}: give its {what} as {kind}:{what}")]
+    Incomplete {
+        /// The kind.
+        kind: String,
+        /// What it needs (`FILE`, `RUN_DIR`, `MODEL`, `RECIPE`).
+        what: &'static str,
+    },
     /// An agent program whose recipe or command line is malformed.
     #[error("{0:#}")]
     Command(anyhow::Error),
+}
+
+/// The agent kinds `--agent` takes, for "did you mean".
+const KINDS: [&str; 9] = [
+    "oracle",
+    "idle",
+    "careless",
+    "scripted",
+    "replay",
+    "cmd",
+    "openai",
+    "anthropic",
+    "openrouter",
+];
+
+/// The kind part of an `--agent` value: before its first `:` (or `/`).
+fn kind_of(text: &str) -> &str {
+    text.split([':', '/']).next().unwrap_or(text)
 }
 
 impl AgentSpec {
     /// Parses `oracle`, `scripted:FILE`, `replay:RUN`, `openai:MODEL`, `anthropic:MODEL`,
     /// `openrouter:MODEL` (the OpenAI protocol at OpenRouter), `idle`, `careless`.
     pub fn parse(text: &str) -> Result<AgentSpec, AgentSpecError> {
+        // Inspect AI's spelling of a model, `openai/gpt-4o`.
+        if let Some((provider, _)) = text.split_once('/')
+            && PROVIDERS.contains(&provider)
+        {
+            return Ok(ModelConfig::from_spec(text).map(AgentSpec::Model)?);
+        }
         let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        let needs = match kind {
+            "scripted" => Some("FILE"),
+            "replay" => Some("RUN_DIR"),
+            "cmd" => Some("RECIPE"),
+            "openai" | "anthropic" | "openrouter" => Some("MODEL"),
+            _ => None,
+        };
+        if let Some(what) = needs
+            && rest.trim().is_empty()
+        {
+            return Err(AgentSpecError::Incomplete {
+                kind: kind.to_string(),
+                what,
+            });
+        }
         match (kind, rest) {
             ("oracle", "") => Ok(AgentSpec::Oracle),
             ("idle", "") => Ok(AgentSpec::Idle),

@@ -62,8 +62,17 @@ pub fn check(
         }
         _ => {}
     }
+    // An agent program's model is reached through clawrun's proxy: it needs its key too.
+    let proxied = match agent {
+        AgentSpec::Command(command) => match &command.model {
+            clawrun_external::command::ProxyModel::Model(config) => Some(config),
+            _ => None,
+        },
+        _ => None,
+    };
     let roles = [
         ("--agent", models.agent),
+        ("--model", proxied),
         ("--judge", models.judge),
         ("--user-model", models.user_model),
     ];

@@ -198,6 +198,85 @@ pub fn suite_tasks(suite: &clawrun_task::Suite, root: &Path) -> Result<Vec<Strin
     Ok(all)
 }
 
+/// The task folders of `all` (the suite's, relative to `suite`) that `wanted` names, sorted:
+/// each a task folder, a folder of task folders (`tasks/general`) or a task id (its folder's
+/// name); all of them when `wanted` is empty. A name matching nothing is a usage error, with
+/// the ids it begins (`T00` -> `T002_email_triage, ...`) or the closest one
+/// ("did you mean").
+pub fn pick_tasks(all: &[String], wanted: &[String], suite: &Path) -> Result<Vec<String>> {
+    if wanted.is_empty() {
+        return Ok(all.to_vec());
+    }
+    let mut picked = Vec::new();
+    for want in wanted {
+        let want = want.trim_end_matches('/');
+        let hits: Vec<&String> = all
+            .iter()
+            .filter(|d| {
+                d.as_str() == want
+                    || d.starts_with(&format!("{want}/"))
+                    || d.rsplit('/').next() == Some(want)
+            })
+            .collect();
+        if hits.is_empty() {
+            return Err(SetupError::Usage(format!(
+                "no task matches {want:?} in {}{} (give a task folder or task id; `clawrun list` \
+                 shows them)",
+                suite.display(),
+                suggest_tasks(all, want)
+            ))
+            .into());
+        }
+        picked.extend(hits.into_iter().cloned());
+    }
+    picked.sort();
+    picked.dedup();
+    Ok(picked)
+}
+
+/// What a task name matching nothing may have meant: the ids it begins, else the closest id
+/// or folder; `""` when nothing is near.
+fn suggest_tasks(all: &[String], want: &str) -> String {
+    let ids: Vec<&str> = all
+        .iter()
+        .map(|d| d.rsplit('/').next().unwrap_or(d))
+        .collect();
+    let lower = want.to_lowercase();
+    let begun: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| id.to_lowercase().starts_with(&lower))
+        .collect();
+    match begun.as_slice() {
+        [] => {}
+        [one] => return format!(" (did you mean {one}?)"),
+        many => {
+            let shown = many.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+            let more = match many.len() {
+                n if n > 3 => format!(" and {} more", n - 3),
+                _ => String::new(),
+            };
+            return format!(
+                " (ids beginning with it: {shown}{more}; give whole ids, or `--exclude` and the \
+                 other filters to pick a set)"
+            );
+        }
+    }
+    // The folders holding tasks (`tasks/general`), then the ids and whole folders.
+    let mut groups: Vec<&str> = all
+        .iter()
+        .filter_map(|d| d.rsplit_once('/').map(|(parent, _)| parent))
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let candidates = ids
+        .iter()
+        .copied()
+        .chain(groups)
+        .chain(all.iter().map(String::as_str));
+    clawrun_agents::spelling::did_you_mean(want, candidates)
+}
+
 /// A selected task that cannot run, and why.
 #[derive(Clone, Debug)]
 pub struct Skipped {
@@ -233,33 +312,7 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
         ))
     })?;
     let all = suite_tasks(&suite, &options.suite)?;
-    let selected: Vec<String> = if options.tasks.is_empty() {
-        all.clone()
-    } else {
-        let mut picked = Vec::new();
-        for want in &options.tasks {
-            let want = want.trim_end_matches('/');
-            let hits: Vec<&String> = all
-                .iter()
-                .filter(|d| {
-                    d.as_str() == want
-                        || d.starts_with(&format!("{want}/"))
-                        || d.rsplit('/').next() == Some(want)
-                })
-                .collect();
-            if hits.is_empty() {
-                return Err(SetupError::Usage(format!(
-                    "no task matches {want:?} in {} (give a task folder or task id; `clawrun list` shows them)",
-                    options.suite.display()
-                ))
-                .into());
-            }
-            picked.extend(hits.into_iter().cloned());
-        }
-        picked.sort();
-        picked.dedup();
-        picked
-    };
+    let selected = pick_tasks(&all, &options.tasks, &options.suite)?;
     let selection = suite.load_selection(&selected);
     let mut errors: Vec<String> = selection.errors.iter().map(|e| e.to_string()).collect();
     let loaded_count = selection.tasks.len();

@@ -315,12 +315,15 @@ impl LlmClient {
             } else {
                 config.max_retries + 1
             };
-            control::report_retry(&format!(
-                "clawrun: {}: attempt {} of at most {budget} failed ({error}); retrying in {:.1} s",
-                config.describe(),
-                attempt + 1,
-                wait.as_secs_f64()
-            ));
+            control::report_retry(
+                &config.describe(),
+                &format!(
+                    "clawrun: {}: attempt {} of at most {budget} failed ({error}); retrying in {:.1} s",
+                    config.describe(),
+                    attempt + 1,
+                    wait.as_secs_f64()
+                ),
+            );
             if control::cancellable(tokio::time::sleep(wait))
                 .await
                 .is_none()
@@ -372,7 +375,7 @@ impl LlmClient {
             let sent = tokio::select! {
                 sent = control::cancellable(&mut send) => sent,
                 () = tokio::time::sleep(retry::PROBE_NOTICE_AFTER) => {
-                    control::report_retry(&format!(
+                    control::report_retry(&config.describe(), &format!(
                         "clawrun: waiting for {} at {} to answer the probe `GET {url}` \
                          (attempt {} of {}, up to {} s; --no-probe skips it)",
                         config.describe(),

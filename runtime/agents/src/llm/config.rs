@@ -37,19 +37,28 @@ impl fmt::Display for Provider {
 /// Why a provider, cache mode or model spec did not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
-    /// A provider other than `openai` or `anthropic`.
-    #[error("unknown provider `{0}` (expected `openai` or `anthropic`)")]
+    /// A provider other than `openai`, `anthropic` or `openrouter`.
+    #[error(
+        "unknown provider `{0}`: expected openai, anthropic or openrouter{hint}",
+        hint = crate::spelling::did_you_mean(.0, PROVIDERS)
+    )]
     Provider(String),
     /// A cache mode other than `auto`, `on` or `off`.
     #[error("unknown cache mode `{0}` (expected auto, on or off)")]
     CacheMode(String),
     /// A model spec without `provider:`.
-    #[error("model spec `{0}` should look like openai:MODEL or anthropic:MODEL")]
+    #[error(
+        "model spec `{0}` should look like openai:MODEL, anthropic:MODEL or openrouter:MODEL \
+         (or Inspect's openai/MODEL)"
+    )]
     Shape(String),
     /// A model spec with an empty model part.
     #[error("model spec `{0}` names no model")]
     NoModel(String),
 }
+
+/// The providers a model spec may name (`openrouter`: the OpenAI protocol at OpenRouter).
+pub const PROVIDERS: [&str; 3] = ["openai", "anthropic", "openrouter"];
 
 impl FromStr for Provider {
     type Err = SpecError;
@@ -160,11 +169,20 @@ impl ModelConfig {
     }
 
     /// Parses `openai:MODEL`, `anthropic:MODEL` or `openrouter:MODEL` (OpenAI protocol at
-    /// OpenRouter's endpoint). The model part may itself contain colons.
+    /// OpenRouter's endpoint), or Inspect's spelling of the same, `openai/MODEL`. The model
+    /// part may itself contain colons and slashes.
     pub fn from_spec(spec: &str) -> Result<Self, SpecError> {
-        let (provider, model) = spec
-            .split_once(':')
-            .ok_or_else(|| SpecError::Shape(spec.to_string()))?;
+        let (provider, model) = match spec.split_once(':') {
+            Some((provider, model)) if !provider.contains('/') => (provider, model),
+            // `openai/gpt-4o`, `openrouter/google/gemini:free` (Inspect AI's form).
+            _ => match spec.split_once('/') {
+                Some((provider, model)) if PROVIDERS.contains(&provider) => (provider, model),
+                Some((provider, _)) if !provider.is_empty() => {
+                    return Err(SpecError::Provider(provider.to_string()));
+                }
+                _ => return Err(SpecError::Shape(spec.to_string())),
+            },
+        };
         if model.is_empty() {
             return Err(SpecError::NoModel(spec.to_string()));
         }
@@ -215,9 +233,8 @@ impl ModelConfig {
             .unwrap_or_else(|| default_base.to_string());
         let base_url = base_url.trim_end_matches('/').to_string();
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-            return Err(AgentError::Infra(format!(
-                "{}: base URL `{base_url}` must start with http:// or https://",
-                self.describe()
+            return Err(AgentError::Setup(format!(
+                "base URL `{base_url}` must start with http:// or https://"
             )));
         }
         let openrouter = base_url.contains("openrouter.ai");
@@ -235,9 +252,9 @@ impl ModelConfig {
             } else {
                 key_var
             };
-            return Err(AgentError::Infra(format!(
-                "{}: no API key for {base_url} (set {var} or the config's api_key)",
-                self.describe()
+            return Err(AgentError::Setup(format!(
+                "no API key for {base_url}: set {var} (or name another variable with \
+                 `api_key_env` in --model-config)"
             )));
         }
         let cache_dir = self.cache_dir.clone().or_else(|| default_cache_dir(env));
@@ -307,6 +324,42 @@ mod tests {
         assert!(ModelConfig::from_spec("gpt-4o").is_err());
         assert!(ModelConfig::from_spec("bard:x").is_err());
         assert_eq!(c.describe(), "openai:google/gemini:free");
+        // Inspect AI's provider/model spelling means the same.
+        for (inspect, ours) in [
+            ("openai/gpt-4o", "openai:gpt-4o"),
+            ("anthropic/claude-x", "anthropic:claude-x"),
+            (
+                "openrouter/google/gemini:free",
+                "openrouter:google/gemini:free",
+            ),
+            ("openai/llama3:8b", "openai:llama3:8b"),
+        ] {
+            assert_eq!(
+                ModelConfig::from_spec(inspect).unwrap(),
+                ModelConfig::from_spec(ours).unwrap(),
+                "{inspect}"
+            );
+        }
+        // A slip in the provider is named with the provider meant.
+        let e = ModelConfig::from_spec("opnai:gpt-4o")
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("(did you mean openai?)"), "{e}");
+        let e = ModelConfig::from_spec("antropic/claude")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`antropic`") && e.ends_with("(did you mean anthropic?)"),
+            "{e}"
+        );
+        let e = ModelConfig::from_spec("google/gemini")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("expected openai, anthropic or openrouter"),
+            "{e}"
+        );
+        assert!(!e.contains("did you mean"), "{e}");
     }
 
     #[test]
@@ -323,8 +376,12 @@ mod tests {
         assert_eq!(r.cache_dir, Some(PathBuf::from("/c/llm")));
 
         // The public endpoint needs a key.
-        let err = c.resolve_with(&env_of(&[])).unwrap_err().to_string();
-        assert!(err.contains("OPENAI_API_KEY"), "{err}");
+        let err = c.resolve_with(&env_of(&[])).unwrap_err();
+        assert!(
+            matches!(err, AgentError::Setup(_)),
+            "a setting to fix: {err:?}"
+        );
+        assert!(err.to_string().contains("OPENAI_API_KEY"), "{err}");
 
         let r = ModelConfig::from_spec("openrouter:x")
             .unwrap()

@@ -18,8 +18,8 @@ static DOWN: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
 /// Where retry notices go (default: stderr).
 static REPORTER: RwLock<Option<Reporter>> = RwLock::new(None);
 
-/// A receiver of one-line retry notices.
-pub type Reporter = Arc<dyn Fn(&str) + Send + Sync>;
+/// A receiver of one-line retry notices: the model (`provider:model`) and the line.
+pub type Reporter = Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 /// Cancels every model request and retry wait in the process, now and later (Ctrl-C): they
 /// fail with an infrastructure error at once.
@@ -73,11 +73,11 @@ pub fn set_retry_reporter(reporter: Option<Reporter>) {
     *REPORTER.write().unwrap_or_else(|e| e.into_inner()) = reporter;
 }
 
-/// Reports one retry notice.
-pub(crate) fn report_retry(line: &str) {
+/// Reports one retry notice of `model`.
+pub(crate) fn report_retry(model: &str, line: &str) {
     let reporter = REPORTER.read().unwrap_or_else(|e| e.into_inner()).clone();
     match reporter {
-        Some(r) => r(line),
+        Some(r) => r(model, line),
         None => eprintln!("{line}"),
     }
 }

@@ -18,7 +18,7 @@ pub use self::arguments::{INVALID_ARGUMENTS_KEY, invalid_arguments};
 pub use self::client::{ClientStats, LlmAgent, LlmClient, ProbeError, install_crypto_provider};
 pub use self::config::{
     ANTHROPIC_DEFAULT_BASE_URL, CacheMode, ModelConfig, OPENAI_DEFAULT_BASE_URL,
-    OPENROUTER_BASE_URL, Provider, ResolvedEndpoint, SpecError,
+    OPENROUTER_BASE_URL, PROVIDERS, Provider, ResolvedEndpoint, SpecError,
 };
 pub use self::control::{Reporter, cancel_requests, requests_cancelled, set_retry_reporter};
 

@@ -12,7 +12,7 @@ use crate::summary::Summary;
 /// of the figures).
 pub const JSON_VERSION: u32 = 2;
 
-/// The JSON document of one run: version, kind `run`, warnings (the unjudged banner first),
+/// The JSON document of one run: version, kind `run`, its folders, warnings (the unjudged banner first),
 /// the summary.
 #[derive(Serialize)]
 struct RunDocument<'a> {
@@ -20,6 +20,8 @@ struct RunDocument<'a> {
     report_version: u32,
     /// `run`.
     kind: &'static str,
+    /// The run folders reported, as given (`clawrun run --json`: its `--out`).
+    folders: Vec<&'a str>,
     /// [`Summary::warnings`].
     warnings: Vec<String>,
     /// Everything else.
@@ -53,6 +55,7 @@ pub fn write_json(s: &Summary, out: impl Write) -> io::Result<()> {
         &RunDocument {
             report_version: JSON_VERSION,
             kind: "run",
+            folders: s.runs.iter().map(|r| r.folder.as_str()).collect(),
             warnings: s.warnings(),
             summary: s,
         },

@@ -91,7 +91,7 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graders: Option<GraderAgreement>,
     /// One header per run folder (set by the caller; empty from [`Summary::from_records`]).
-    /// Shown by the text, Markdown and HTML outputs, not in the JSON.
+    /// Shown by the text, Markdown and HTML outputs; the JSON names their folders only.
     #[serde(skip)]
     pub runs: Vec<RunHeader>,
 }
