@@ -146,3 +146,18 @@ pub const MAN: &str = "\
 Examples:
   clawrun man
   clawrun man --dir man1";
+
+/// `clawrun view`'s examples.
+pub const VIEW: &str = "\
+Examples:
+  # the runs under runs/, at http://127.0.0.1:7766
+  clawrun view
+  clawrun view runs/oracle-seed0 --port 0";
+
+/// `clawrun export`'s examples.
+pub const EXPORT: &str = "\
+Examples:
+  clawrun export runs/oracle-seed0 --format inspect --out oracle.eval
+  clawrun export runs/oracle-seed0 --format atif --out trajectories
+  # OTLP spans to a collector
+  clawrun export runs/a --format otel --otlp-endpoint http://localhost:4318";

@@ -79,8 +79,10 @@ enum Command {
     #[command(after_help = help::REPORT)]
     Report(report::ReportArgs),
     /// A local page over a folder of runs: each run's status and report, any two compared.
+    #[command(after_help = help::VIEW)]
     View(view::ViewArgs),
     /// Export a run as an Inspect log, Harbor trajectories (ATIF) or OTLP/JSON spans.
+    #[command(after_help = help::EXPORT)]
     Export(export::ExportArgs),
     /// Re-run recorded trials from their traces and demand identical hashes and scores.
     #[command(after_help = help::REPLAY)]
