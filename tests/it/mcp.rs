@@ -520,3 +520,46 @@ fn over_stdio_no_client_is_not_judged_and_an_unknown_tool_is_one_readable_line()
     );
     assert!(!stderr.contains("ErrorData"), "{stderr}");
 }
+
+/// Over HTTP, a trial no client connects to before its time is up measured nothing: not
+/// judged, an infrastructure error, exit 1 (not the agent's timeout).
+#[test]
+fn over_http_no_client_within_the_task_s_time_is_not_judged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("suite");
+    crate::fs_support::copy_dir(&repo().join("tests/fixtures/suite"), &suite);
+    let task = suite.join("tasks/e2e_mail/task.yaml");
+    let yaml = std::fs::read_to_string(&task).unwrap();
+    assert!(yaml.contains("timeout_seconds: 300"));
+    std::fs::write(
+        &task,
+        yaml.replace("timeout_seconds: 300", "timeout_seconds: 2"),
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let out = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .args([
+            "mcp",
+            "e2e_mail",
+            "--listen",
+            "127.0.0.1:0",
+            "--faults",
+            "none",
+        ])
+        .arg("--suite")
+        .arg(&suite)
+        .arg("--out")
+        .arg(&run)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("not judged") && stderr.contains("no MCP client connected"),
+        "{stderr}"
+    );
+    let r = record(&run);
+    assert_eq!(r["status"], "infra_error", "{r}");
+    assert!(r["verdict"].is_null(), "{r}");
+}

@@ -394,7 +394,7 @@ fn bad_arguments_exit_2_before_a_run_folder_exists() {
 
 /// A missing API key is the user's setting to fix: one line naming the flag and the variable,
 /// exit status 2, no run folder, for every command that takes a model (`mcp --judge` included,
-/// which once ignored its judge).
+/// which once ignored its judge, and an agent program's `--model`).
 #[test]
 fn a_missing_key_is_a_usage_error_naming_the_flag_and_the_variable() {
     let tmp = tempfile::tempdir().unwrap();
@@ -427,6 +427,13 @@ fn a_missing_key_is_a_usage_error_naming_the_flag_and_the_variable() {
                 "mcp", "e2e_mail", "--suite", suite, "--judge", "openai:j", "--out", out,
             ],
             "--judge openai:j",
+        ),
+        (
+            vec![
+                "run", "e2e_mail", "--suite", suite, "--agent", "cmd:true", "--model", "openai:p",
+                "--out", out,
+            ],
+            "--model openai:p",
         ),
     ] {
         let o = clawrun(&args, &tmp.path().join("cache"), &[]);

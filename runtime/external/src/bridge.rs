@@ -4,6 +4,7 @@
 //! its result goes back to the caller when the loop asks for the next turn. A `finish` call,
 //! the end of the session or the program's exit is the final answer.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -82,6 +83,8 @@ pub struct ModelLedger {
 #[derive(Clone, Debug)]
 pub struct BridgeHandle {
     tx: mpsc::Sender<AgentRequest>,
+    /// Set once a client's session is established (see [`BridgeHandle::connected`]).
+    connected: Arc<AtomicBool>,
 }
 
 impl BridgeHandle {
@@ -111,6 +114,12 @@ impl BridgeHandle {
         let _ = self.tx.send(AgentRequest::Ended { error }).await;
     }
 
+    /// Records that a client's session is established (an MCP `initialize` answered): from
+    /// now on the trial measures that client, even if it never calls a tool.
+    pub fn connected(&self) {
+        self.connected.store(true, Ordering::SeqCst);
+    }
+
     /// Ends Execution before any agent connected: the trial is not measured.
     pub async fn end_unmeasured(&self, reason: String) {
         let _ = self.tx.send(AgentRequest::Unmeasured { reason }).await;
@@ -135,6 +144,11 @@ pub struct ExternalAgent {
     calls: u64,
     deadline: Option<Instant>,
     ledger: Arc<Mutex<ModelLedger>>,
+    /// Whether a client's session was established ([`BridgeHandle::connected`]).
+    connected: Arc<AtomicBool>,
+    /// Whether time running out before any client connected leaves the trial unmeasured (an
+    /// MCP server waiting for a client) rather than timed out (an agent program that ran).
+    needs_client: bool,
     /// Trace events from the agent's side (the model proxy's calls), drained each step.
     events: Option<Arc<Mutex<Vec<clawrun_agents::trace::EventKind>>>>,
     /// What must live as long as the trial (the server, the program).
@@ -150,6 +164,7 @@ impl ExternalAgent {
         ledger: Arc<Mutex<ModelLedger>>,
     ) -> (Self, BridgeHandle) {
         let (tx, rx) = mpsc::channel(16);
+        let connected = Arc::new(AtomicBool::new(false));
         (
             ExternalAgent {
                 name,
@@ -158,11 +173,19 @@ impl ExternalAgent {
                 calls: 0,
                 deadline,
                 ledger,
+                connected: Arc::clone(&connected),
+                needs_client: false,
                 events: None,
                 _keep: Vec::new(),
             },
-            BridgeHandle { tx },
+            BridgeHandle { tx, connected },
         )
+    }
+
+    /// Time running out before a client's session was established ends the trial
+    /// unmeasured (an infrastructure error: no client came), not as the agent's timeout.
+    pub fn needs_client(&mut self) {
+        self.needs_client = true;
     }
 
     /// Records the events `events` collects (the model proxy's) into the trace.
@@ -238,6 +261,13 @@ impl Agent for ExternalAgent {
             Some(deadline) => {
                 match tokio::time::timeout_at(deadline.into(), self.rx.recv()).await {
                     Ok(next) => next,
+                    Err(_) if self.needs_client && !self.connected.load(Ordering::SeqCst) => {
+                        return Err(AgentError::Infra(
+                            "no MCP client connected within the task's time \
+                             (environment.timeout_seconds): nothing was measured"
+                                .into(),
+                        ));
+                    }
                     Err(_) => {
                         return Err(AgentError::TimedOut(format!(
                             "{} did not finish within the task's time",

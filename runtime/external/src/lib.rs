@@ -94,6 +94,7 @@ pub fn mcp_agent(task: &TaskEnv, transport: &McpTransport) -> Result<Box<dyn Age
             let server = LoopbackServer::start(*addr, Some(mount), None, None)?;
             eprintln!("clawrun mcp: serving {} at {}", task.id(), server.mcp_url());
             agent.keep(server);
+            agent.needs_client();
         }
     }
     Ok(Box::new(agent))

@@ -180,6 +180,9 @@ impl SessionGate {
             .map(str::to_string);
         if let Some(id) = session.filter(|_| response.status().is_success()) {
             *self.binding() = Binding::Bound(id);
+            if let Some(trial) = &self.end_on_delete {
+                trial.connected();
+            }
         }
         drop(claim);
         response

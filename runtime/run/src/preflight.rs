@@ -62,17 +62,17 @@ pub fn check(
         }
         _ => {}
     }
-    // An agent program's model is reached through clawrun's proxy: it needs its key too.
-    let proxied = match agent {
-        AgentSpec::Command(command) => match &command.model {
-            clawrun_external::command::ProxyModel::Model(config) => Some(config),
-            _ => None,
-        },
-        _ => None,
-    };
+    // An agent program's model is reached through clawrun's proxy: it needs its key too (the
+    // program's own requests show whether the endpoint answers; it is not probed).
+    if let AgentSpec::Command(command) = agent
+        && let clawrun_external::command::ProxyModel::Model(config) = &command.model
+    {
+        config
+            .resolve()
+            .map_err(|e| SetupError::Usage(format!("--model {}: {e}", config.describe())))?;
+    }
     let roles = [
         ("--agent", models.agent),
-        ("--model", proxied),
         ("--judge", models.judge),
         ("--user-model", models.user_model),
     ];
