@@ -77,15 +77,7 @@ pub fn resolve_judge(
     judge: Option<ModelConfig>,
     flags: &ModelFlags,
 ) -> Result<ModelConfig, SetupError> {
-    let file = match &flags.model_config {
-        Some(path) => read_model_file(path)?,
-        None => ModelFile::default(),
-    };
-    let origin = flags
-        .model_config
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
+    let (file, origin) = flags.file()?;
     let mut config = role(judge, file.judge.as_ref(), &origin, "judge", "--judge")?.ok_or_else(
         || {
             SetupError::Usage(
@@ -98,6 +90,14 @@ pub fn resolve_judge(
 }
 
 impl ModelFlags {
+    /// The config file's sections (empty without `--model-config`) and its name for messages.
+    fn file(&self) -> Result<(ModelFile, String), SetupError> {
+        match &self.model_config {
+            Some(path) => Ok((read_model_file(path)?, path.display().to_string())),
+            None => Ok((ModelFile::default(), String::new())),
+        }
+    }
+
     /// The flag names set (other than `--model-config`), for messages.
     fn set(&self) -> Vec<&'static str> {
         let mut out = Vec::new();
@@ -133,15 +133,7 @@ pub fn resolve(
     user_model: Option<ModelConfig>,
     flags: &ModelFlags,
 ) -> Result<ResolvedModels, SetupError> {
-    let file = match &flags.model_config {
-        Some(path) => read_model_file(path)?,
-        None => ModelFile::default(),
-    };
-    let origin = flags
-        .model_config
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
+    let (file, origin) = flags.file()?;
     let agent = match agent {
         Some(AgentSpec::Model(mut config)) => {
             if let Some(s) = &file.agent {
