@@ -72,6 +72,27 @@ fn assert_reproducers(out: &Path, result: &FuzzResult) {
     for file in ["fuzz.json", "report.md", "index.html"] {
         assert!(out.join(file).is_file(), "no {file}");
     }
+    // The index looks like the reports (their style sheet and layout) and links every failure.
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        index.contains("<meta name=\"viewport\""),
+        "the reports' page head"
+    );
+    assert!(index.contains("id=\"fuzz-tasks\""));
+    let failures: usize = result.tasks.iter().map(|t| t.reproducers.len()).sum();
+    assert_eq!(
+        index.matches("<a class=\"chip fail\" href=").count(),
+        failures,
+        "{index}"
+    );
+    for t in &result.tasks {
+        for r in &t.reproducers {
+            assert!(
+                index.contains(&format!("href=\"{}/failure.html\"", r.dir.display())),
+                "{index}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -332,21 +332,28 @@ fn esc(text: &str) -> String {
     out
 }
 
-/// `index.html`.
+/// `index.html`: in the reports' style (`clawrun_report`'s style sheet), a table of the tasks
+/// searched and the failures found, each linking to its page.
 pub fn index_html(result: &FuzzResult, options: &FuzzOptions) -> String {
-    let mut h = String::new();
+    use clawrun_report::render::html::{PAGE_CLOSE, styled_page_start};
+    let mut h = styled_page_start(&format!("clawrun fuzz: {}", result.agent));
     let _ = write!(
         h,
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>clawrun fuzz: {agent}</title>\
-         <style>body{{font:14px system-ui,sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse}}\
-         td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}}\
-         .kind{{font-weight:bold;padding:0 .4em;border-radius:.3em;background:#fde2e1}}code{{background:#f4f4f4}}</style>\
-         </head><body><h1>clawrun fuzz: {agent}</h1><p>{searched}.</p><p><b>{n} failure(s)</b> found and shrunk.</p>",
-        agent = esc(&result.agent),
+        "<p class=\"meta\">{searched}.</p>\n<section class=\"cards\"><div class=\"card{warn}\">\
+         <div class=\"label\">failures</div><div class=\"value\">{n}</div>\
+         <div class=\"sub\">found and shrunk to a minimal schedule</div></div>\
+         <div class=\"card\"><div class=\"label\">tasks</div><div class=\"value\">{tasks}</div>\
+         <div class=\"sub\">searched</div></div></section>\n",
         searched = esc(&searched(result, options)),
-        n = result.failures()
+        n = result.failures(),
+        warn = if result.failures() > 0 { " danger" } else { "" },
+        tasks = result.tasks.len(),
     );
-    h.push_str("<table><tr><th>task</th><th>twin</th><th>trials</th><th>behaviours</th><th>failing trials</th><th>failures</th></tr>");
+    h.push_str(
+        "<section id=\"tasks\"><h2>Tasks</h2>\n<div class=\"table-wrap\"><table id=\"fuzz-tasks\">\
+         <thead><tr><th>task</th><th>unperturbed twin</th><th>trials</th><th>behaviours</th>\
+         <th>failing trials</th><th>failures (minimal schedules)</th></tr></thead><tbody>\n",
+    );
     for t in &result.tasks {
         let s = &t.search;
         let _ = write!(
@@ -364,15 +371,16 @@ pub fn index_html(result: &FuzzResult, options: &FuzzOptions) -> String {
         for r in &t.reproducers {
             let _ = write!(
                 h,
-                "<div><a href=\"{href}/{PAGE_FILE}\"><span class=\"kind\">{kind}</span></a> {sched}</div>",
+                "<div><a class=\"chip fail\" href=\"{href}/{PAGE_FILE}\">{kind}</a> {sched}</div>",
                 href = esc(&r.dir.display().to_string()),
                 kind = r.finding.kind,
                 sched = esc(&r.meta.schedule.join("; "))
             );
         }
-        h.push_str("</td></tr>");
+        h.push_str("</td></tr>\n");
     }
-    h.push_str("</table></body></html>\n");
+    h.push_str("</tbody></table></div></section>\n");
+    h.push_str(PAGE_CLOSE);
     h
 }
 

@@ -103,6 +103,18 @@ pub fn render_comparison_html(c: &Comparison, trials: &[TrialView]) -> String {
     out
 }
 
+/// A page in the report's style (its style sheet, viewport, heading) up to the end of its
+/// header: other commands' pages (`clawrun fuzz`'s index) look like the reports. End it with
+/// [`PAGE_CLOSE`].
+pub fn styled_page_start(title: &str) -> String {
+    let mut out = head(title);
+    out.push_str("</header>\n");
+    out
+}
+
+/// The end of a [`styled_page_start`] page.
+pub const PAGE_CLOSE: &str = "</body>\n</html>\n";
+
 /// The document's start up to the open `<header>`'s title.
 fn head(title: &str) -> String {
     let mut out = String::new();
