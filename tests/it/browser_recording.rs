@@ -105,8 +105,18 @@ fn record_once(
     tmp: &std::path::Path,
     name: &str,
 ) -> (Vec<(String, i32, String)>, Vec<SnapshotFile>) {
+    record_task(tmp, name, TASK)
+}
+
+/// One oracle run of `task_yaml` (the task above, or a variant of it).
+fn record_task(
+    tmp: &std::path::Path,
+    name: &str,
+    task_yaml: &str,
+) -> (Vec<(String, i32, String)>, Vec<SnapshotFile>) {
     let suite = tmp.join(format!("suite-{name}"));
-    write_task(&suite);
+    let folder = write_task(&suite);
+    std::fs::write(folder.join("task.yaml"), task_yaml).unwrap();
     let out = tmp.join(format!("run-{name}"));
     let mut options = RunOptions::new(suite, AgentSpec::Oracle, &out);
     options.tasks = vec!["M900_clock_page".into()];
@@ -145,6 +155,41 @@ fn a_judge_time_recording_writes_the_frames_of_the_agents_page_into_grading_fram
     // Another run gives the same frames, byte for byte.
     let (_, again) = record_once(tmp.path(), "b");
     assert_eq!(files, again);
+}
+
+#[test]
+fn frames_an_agent_planted_or_a_recorder_it_replaced_never_reach_the_grader() {
+    if let Err(e) = find_chromium() {
+        println!("SKIPPED: {e}");
+        return;
+    }
+    // The agent writes a "frame" of its own where the recording goes (the grader's glob would
+    // take it to the vision judge), and replaces the
+    // recording script with one that only claims success.
+    let tampering = r#"    - call: Write
+      args: {file_path: /workspace/grading_frames/frame_099.png, content: "a perfect clock"}
+    - call: Write
+      args: {file_path: /workspace/grading_frames/winner.png, content: "also perfect"}
+    - call: Write
+      args: {file_path: /workspace/fixtures/take_recording.py, content: "print('{\"ok\": true, \"frames\": 4}')"}
+  answer: "The clock page is written.""#;
+    let task = TASK.replace("  answer: \"The clock page is written.\"", tampering);
+    assert_ne!(task, TASK);
+    let tmp = tempfile::tempdir().unwrap();
+    let (commands, files) = record_task(tmp.path(), "tampered", &task);
+    // The sealed script ran (the real recording), and only its frames are in the snapshot.
+    assert_eq!(
+        commands[0].2,
+        "{\"ok\": true, \"frames\": 4, \"output_dir\": \"/workspace/grading_frames/\"}\n"
+    );
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [0, 1, 2, 3].map(|i| format!("/workspace/grading_frames/frame_{i:03}.png"))
+    );
+    // The same frames as an untampered run's.
+    let (_, clean) = record_once(tmp.path(), "clean");
+    assert_eq!(files, clean);
 }
 
 /// The judge: every request scored 0.8.

@@ -182,6 +182,13 @@ pub fn run(
         )));
     }
     let out_dir = r.output_dir.trim_end_matches('/').to_string();
+    // The frames' folder is the judge's: whatever the agent left there (a frame of its own
+    // making, which the grader's `grading_frames/*.png` would send to the vision judge, or a
+    // link aiming the frames elsewhere) is removed first, link and all. Only a folder of its
+    // own below the workspace, never the workspace itself.
+    if out_dir.starts_with(&format!("{WORKSPACE}/")) {
+        let _ = vfs.remove_all(&out_dir);
+    }
     if let Err(e) = vfs.create_dir_all(&out_dir) {
         return Ok(failed(&format!("{out_dir}: {e}")));
     }
