@@ -252,6 +252,148 @@ fn resuming_with_another_grader_is_refused_even_when_the_run_used_the_default() 
     }
 }
 
+/// A cassette at `dir` answering `https://example.com/` with `body`.
+fn cassette_answering(dir: &Path, body: &[u8]) {
+    let hash = blake3::hash(body).to_hex().to_string();
+    let bodies = dir.join("bodies").join(&hash[..2]);
+    std::fs::create_dir_all(&bodies).unwrap();
+    std::fs::write(bodies.join(&hash), body).unwrap();
+    let line = serde_json::json!({
+        "request": {"kind": "fetch", "url": "https://example.com/"},
+        "response": {"status": 200, "url": "https://example.com/", "body": hash, "size": body.len()},
+        "latency_ms": 1,
+        "recorded_unix": 0,
+    });
+    std::fs::write(dir.join("index.jsonl"), format!("{line}\n")).unwrap();
+}
+
+#[test]
+fn resuming_with_other_model_settings_another_proxy_model_or_cassette_is_refused() {
+    // Settings that change what a model answers or what the web says: each recorded in
+    // run.json and checked, naming the field (issue 32, item 3).
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite_with(tmp.path(), &[("chat", "chat")]);
+    let file = |name: &str, text: &str| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    // Runs `extra` on a run folder, then resumes it with each of `others` (refused, naming
+    // the field) and with `extra` again (continued).
+    let check = |name: &str, extra: &[&str], others: &[(Vec<&str>, &str)]| {
+        let out = tmp.path().join(name);
+        let with_key = |trials: u32, args: &[&str]| {
+            let mut c = clawrun(&["run", "--json", "-j", "1", "--faults", "none", "--no-probe"]);
+            c.arg("--suite")
+                .arg(&suite)
+                .arg("--out")
+                .arg(&out)
+                .args(["--trials", &trials.to_string()])
+                .args(args)
+                .env("OPENAI_API_KEY", "sk-test-not-used")
+                .output()
+                .unwrap()
+        };
+        let first = with_key(1, extra);
+        assert!(first.status.success(), "{name}: {}", stderr(&first));
+        let journal = out.join("journal.jsonl");
+        for (args, message) in others {
+            let o = with_key(2, &[&["--resume"], &args[..]].concat());
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{name} {args:?}: {err}");
+            assert!(err.contains(message), "{name} {args:?}: {err}");
+            assert!(!err.contains("written by an older clawrun"), "{err}");
+            assert_eq!(lines(&journal), 1, "{name} {args:?}: trials appended");
+        }
+        let again = with_key(2, &[&["--resume"], extra].concat());
+        assert!(again.status.success(), "{name}: {}", stderr(&again));
+        assert_eq!(lines(&journal), 2);
+    };
+
+    // A judge's output cap and whether it sees images (a model settings file).
+    let settings = |rest: &str| {
+        file(
+            &format!("judge-{}.yaml", blake3::hash(rest.as_bytes()).to_hex()),
+            &format!("judge:\n  model: openai:judge-model\n{rest}"),
+        )
+    };
+    let (base, more_tokens, images) = (
+        settings("  max_tokens: 100\n  images: false\n"),
+        settings("  max_tokens: 200\n  images: false\n"),
+        settings("  max_tokens: 100\n  images: true\n"),
+    );
+    check(
+        "judge",
+        &["--model-config", &base],
+        &[
+            (
+                vec!["--model-config", &more_tokens],
+                "models.judge.max_tokens: the run used 100 (run.json), this invocation 200",
+            ),
+            (
+                vec!["--model-config", &images],
+                "models.judge.images: the run used false (run.json), this invocation true",
+            ),
+        ],
+    );
+
+    // The model behind an agent program's proxy (`--model`).
+    let script = |name: &str| {
+        let path = file(name, "rules:\n  - reply: {text: fine}\n");
+        format!("scripted:{path}")
+    };
+    let (one, two) = (script("one.yaml"), script("two.yaml"));
+    let program = "cmd:sh -c 'exit 0'";
+    check(
+        "proxy",
+        &["--agent", program, "--model", &one],
+        &[
+            (
+                vec!["--agent", program, "--model", &two],
+                &format!(
+                    "models.proxy: the run used {one} (run.json), this invocation {two} (hint: pass --model {one}"
+                ),
+            ),
+            (
+                vec!["--agent", program],
+                &format!("models.proxy: the run used {one} (run.json), this invocation none"),
+            ),
+        ],
+    );
+
+    // The cassette a replay answers from: another content is refused, a copy elsewhere is the
+    // same web.
+    let (first, other, copy) = (
+        tmp.path().join("c1"),
+        tmp.path().join("c2"),
+        tmp.path().join("copy"),
+    );
+    cassette_answering(&first, b"<html>one web</html>");
+    cassette_answering(&other, b"<html>another web</html>");
+    cassette_answering(&copy, b"<html>one web</html>");
+    let first = first.display().to_string();
+    let other = other.display().to_string();
+    check(
+        "cassette",
+        &["--web", "replay", "--web-cassette", &first],
+        &[(
+            vec!["--web", "replay", "--web-cassette", &other],
+            &format!("web.cassette_hash: the run used the cassette {first} (content "),
+        )],
+    );
+    let out = tmp.path().join("cassette");
+    let o = clawrun(&["run", "--json", "-j", "1", "--faults", "none", "--resume"])
+        .arg("--suite")
+        .arg(&suite)
+        .arg("--out")
+        .arg(&out)
+        .args(["--trials", "3", "--web", "replay", "--web-cassette"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 #[test]
 fn a_journal_naming_a_host_file_as_a_trace_is_never_read() {
     let tmp = tempfile::tempdir().unwrap();
@@ -310,6 +452,62 @@ fn a_journal_naming_a_host_file_as_a_trace_is_never_read() {
                 .contains("host secret")
         );
     }
+}
+
+#[test]
+fn hashes_a_run_folder_holds_that_are_no_hashes_are_named_never_panicked_on() {
+    // Messages quote a recorded hash's first 12 characters; a run folder's `run.json` and
+    // journal are input, and a hash there whose 12th byte falls inside a character made
+    // `run --resume`, `report` and `judge` panic (exit 101).
+    const NO_HASH: &str = "0123456789a\u{e9}0123";
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = suite_with(tmp.path(), &[("chat", "chat")]);
+    let out = tmp.path().join("run");
+    assert!(run(&suite, &out, 1, &[]).status.success());
+    let manifest = out.join("run.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    doc["fault_plan"] = NO_HASH.into();
+    doc["web"]["mode"] = "replay".into();
+    doc["web"]["cassette_hash"] = NO_HASH.into();
+    doc["tasks"]["chat"] = NO_HASH.into();
+    std::fs::write(&manifest, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let journal = out.join("journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let mut record: serde_json::Value = serde_json::from_str(text.trim_end()).unwrap();
+    record["task_hash"] = NO_HASH.into();
+    std::fs::write(&journal, format!("{record}\n")).unwrap();
+
+    let shown = "0123456789a\u{e9}";
+    let o = run(&suite, &out, 1, &["--resume", "--faults", "claw-eval:0.5"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("(plan {shown})")), "{err}");
+    assert!(err.contains(&format!("task hash {shown}")), "{err}");
+    let o = clawrun(&["report"]).arg(&out).output().unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains(&format!("web replay (cassette {shown})")),
+        "{all}"
+    );
+    let o = clawrun(&[
+        "judge",
+        "--judge",
+        "openai:judge-model",
+        "--no-probe",
+        "--suite",
+    ])
+    .arg(&suite)
+    .arg("--out")
+    .arg(tmp.path().join("judged"))
+    .arg(&out)
+    .env("OPENAI_API_KEY", "sk-test-not-used")
+    .output()
+    .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("the run recorded {shown})")), "{err}");
 }
 
 #[test]

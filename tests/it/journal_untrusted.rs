@@ -2,12 +2,13 @@
 //! say — a `trace` naming a host file or `..`, spans past any file or overflowing, hashes
 //! that are no hashes, bytes that are not JSON, a torn tail — every reader (the run's resume
 //! scan and `Journal::open`, the report's `JournalReader`, a record's `trace_bytes`) neither
-//! panics nor reads outside the run folder, and a repaired journal keeps every intact record.
-//! Property-tested over journals built from hostile field values.
+//! panics nor reads outside the run folder, and a repaired journal keeps every intact record;
+//! the report's figures over such records (counts at their type's largest) neither panic nor
+//! overflow. Property-tested over journals built from hostile field values.
 
 use std::path::Path;
 
-use clawrun::report::{JournalReader, TraceSpan, TrialRecord};
+use clawrun::report::{JournalReader, Summary, TraceSpan, TrialRecord};
 use clawrun::run::journal::{Journal, damaged_path, read_journal, scan_heads};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -28,11 +29,14 @@ fn template() -> Value {
 /// A line of a hostile journal.
 #[derive(Clone, Debug)]
 enum Line {
-    /// A record with these `trace`, span and hash fields.
+    /// A record with these `trace`, span and hash fields, and these counts (tokens: input,
+    /// output, cached; turns, cached turns, faults seen, failed calls).
     Record {
         trace: String,
         span: Option<(u64, u64)>,
         hash: Option<String>,
+        tokens: [u64; 3],
+        counts: [u32; 4],
     },
     /// Bytes that are not a record (zeros, text, half a record).
     Garbage(Vec<u8>),
@@ -56,9 +60,22 @@ fn hash_field() -> impl Strategy<Value = Option<String>> {
         Just(None),
         Just(Some(blake3::hash(b"{\"seq\":0}\n").to_hex().to_string())),
         Just(Some("aé".to_string())),
+        // Not ASCII where a message cuts the hash (its 12th byte): once a panic.
+        Just(Some("0123456789aé0123".to_string())),
         Just(Some(String::new())),
         "[0-9a-f]{0,70}".prop_map(Some),
+        "[0-9a-fé]{0,70}".prop_map(Some),
     ]
+}
+
+/// A count as a journal may hold it: small, or at its type's largest (sums of such overflow).
+fn count64() -> impl Strategy<Value = u64> {
+    prop_oneof![Just(0), Just(3), Just(u64::MAX)]
+}
+
+/// As [`count64`], for the counts a record keeps in 32 bits.
+fn count32() -> impl Strategy<Value = u32> {
+    prop_oneof![Just(0), Just(3), Just(u32::MAX)]
 }
 
 fn line() -> impl Strategy<Value = Line> {
@@ -70,8 +87,16 @@ fn line() -> impl Strategy<Value = Line> {
                 prop_oneof![Just(0u64), Just(u64::MAX), 0u64..64],
             )),
             hash_field(),
+            [count64(), count64(), count64()],
+            [count32(), count32(), count32(), count32()],
         )
-            .prop_map(|(trace, span, hash)| Line::Record { trace, span, hash }),
+            .prop_map(|(trace, span, hash, tokens, counts)| Line::Record {
+                trace,
+                span,
+                hash,
+                tokens,
+                counts,
+            }),
         1 => proptest::collection::vec(any::<u8>(), 0..40).prop_map(Line::Garbage),
         1 => (1usize..40).prop_map(|n| Line::Garbage(vec![0; n])),
     ]
@@ -103,8 +128,17 @@ proptest! {
         let mut records = 0;
         for l in &lines {
             match l {
-                Line::Record { trace, span, hash } => {
+                Line::Record { trace, span, hash, tokens, counts } => {
                     let mut r = template.clone();
+                    // One trial each: duplicates are refused before anything is summed.
+                    r["trial"] = records.into();
+                    r["input_tokens"] = tokens[0].into();
+                    r["output_tokens"] = tokens[1].into();
+                    r["cached_input_tokens"] = tokens[2].into();
+                    r["turns"] = counts[0].into();
+                    r["cached_turns"] = counts[1].into();
+                    r["verdict"]["faults_seen"] = counts[2].into();
+                    r["verdict"]["failed_calls"] = counts[3].into();
                     r["trace"] = trace.clone().into();
                     r["trace_span"] = match span {
                         Some((offset, len)) => serde_json::json!({"offset": offset, "len": len}),
@@ -131,6 +165,11 @@ proptest! {
             (read, reader.damage())
         };
         prop_assert_eq!(read.len(), records);
+        // The report's figures over them, in every format: sums stay within their types.
+        let summary = Summary::from_records(read.clone(), None).unwrap();
+        let _ = clawrun::report::render_text(&summary);
+        let _ = clawrun::report::render_json(&summary);
+        let _ = clawrun::report::render_markdown(&summary);
         // Reading each record's trace: an error or the pack's own bytes, never the secret.
         for s in &read {
             let r: &TrialRecord = &s.record;

@@ -138,16 +138,19 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Usage {
-    /// Both counts added.
+    /// Both counts added (at most `u64::MAX`: counts come from model answers and recorded
+    /// traces, which may say anything).
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens
+        self.input_tokens.saturating_add(self.output_tokens)
     }
 
-    /// Adds `other` to `self`.
+    /// Adds `other` to `self` (each count at most `u64::MAX`).
     pub fn add(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cached_input_tokens += other.cached_input_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cached_input_tokens = self
+            .cached_input_tokens
+            .saturating_add(other.cached_input_tokens);
     }
 }
 

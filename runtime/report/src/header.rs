@@ -50,7 +50,7 @@ impl RunHeader {
             match m["web"]["cassette_hash"].as_str() {
                 Some(hash) => parts.push(format!(
                     "web {mode} (cassette {})",
-                    &hash[..hash.len().min(12)]
+                    crate::trace_file::short_hash(hash)
                 )),
                 None => parts.push(format!("web {mode}")),
             }

@@ -88,17 +88,19 @@ impl Timings {
                 wall_ms,
                 wall_us,
             } => {
-                *self
+                let total = self
                     .trials
                     .entry(task_id)
                     .or_default()
                     .entry(trial)
-                    .or_default() += wall_us.unwrap_or(wall_ms.saturating_mul(1000));
+                    .or_default();
+                // timings.jsonl is input: its sums stop at the largest count.
+                *total = total.saturating_add(wall_us.unwrap_or(wall_ms.saturating_mul(1000)));
             }
             TimingLine::Session {
                 wall_ms, started, ..
             } => {
-                self.session_ms += wall_ms;
+                self.session_ms = self.session_ms.saturating_add(wall_ms);
                 self.sessions += 1;
                 if let Some(s) = started
                     && self.first_started.as_ref().is_none_or(|f| s < *f)

@@ -81,13 +81,21 @@ pub fn read_trace_bytes(
                 format!(
                     "the bytes there are not the trial's trace (blake3 {}, the journal records \
                      {}): the file was damaged, e.g. by a crash before it reached the disk",
-                    &found[..12],
-                    &expected[..expected.len().min(12)]
+                    short_hash(&found),
+                    short_hash(expected)
                 ),
             ));
         }
     }
     Ok(bytes)
+}
+
+/// The first 12 characters of a hash, for messages. A hash a run folder records is input (a
+/// journal or `run.json` may say anything), so the cut falls on a character boundary.
+pub fn short_hash(hash: &str) -> &str {
+    hash.char_indices()
+        .nth(12)
+        .map_or(hash, |(i, _)| &hash[..i])
 }
 
 /// The hash a record keeps of its trace bytes ([`read_trace_bytes`] checks it): blake3, hex.
@@ -169,6 +177,14 @@ pub fn trace_location(trace: &str, span: Option<TraceSpan>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_hash_is_cut_at_a_character() {
+        assert_eq!(short_hash("0123456789abcdef"), "0123456789ab");
+        assert_eq!(short_hash("abc"), "abc");
+        // Byte 12 inside `é`: once a panic of every command reading such a run folder.
+        assert_eq!(short_hash("0123456789a\u{e9}0123"), "0123456789a\u{e9}");
+    }
 
     #[test]
     fn a_span_reads_its_bytes_and_a_short_file_is_an_error_not_a_short_read() {

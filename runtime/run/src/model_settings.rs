@@ -317,7 +317,7 @@ fn bad(origin: &str, role: &str, field: &str, problem: &str) -> SetupError {
 pub fn describe_settings(config: Option<&ModelConfig>) -> Value {
     let Some(c) = config else {
         return json!({"model": null, "base_url": null, "temperature": null, "max_tokens": null,
-            "timeout": null, "max_retries": null, "max_connections": null});
+            "timeout": null, "max_retries": null, "max_connections": null, "images": null});
     };
     let base_url = c
         .resolve()
@@ -332,6 +332,7 @@ pub fn describe_settings(config: Option<&ModelConfig>) -> Value {
         "timeout": c.timeout.as_secs_f64(),
         "max_retries": c.max_retries,
         "max_connections": c.concurrency,
+        "images": c.accepts_images,
     })
 }
 

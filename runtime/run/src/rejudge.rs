@@ -19,7 +19,7 @@ use clawrun_agents::Complete;
 use clawrun_agents::llm::{LlmClient, ModelConfig};
 use clawrun_agents::trace::{EventKind, read_trace};
 use clawrun_judge::ScoreConfig;
-use clawrun_report::{Status, TrialRecord};
+use clawrun_report::{Status, TrialRecord, trace_file};
 use clawrun_task::{Check, EvidenceSource as Source, LoadedTask};
 use serde_json::{Value, json};
 
@@ -353,9 +353,9 @@ fn rejudge_one(
     })
 }
 
-/// The first 12 characters of a hash.
+/// The first 12 characters of a hash (a journal's text: cut at a character).
 fn short(hash: &str) -> &str {
-    &hash[..hash.len().min(12)]
+    trace_file::short_hash(hash)
 }
 
 /// The `llm_judge` items of `task` that show files to the judge.

@@ -87,10 +87,17 @@ const FIELDS: &[(&str, Option<&str>)] = &[
     ("cache", Some("--cache")),
     ("models.agent.temperature", Some("--temperature")),
     ("models.agent.base_url", Some("--base-url")),
+    ("models.agent.max_tokens", None),
+    ("models.agent.images", None),
+    ("models.proxy", Some("--model")),
     ("models.judge.temperature", None),
     ("models.judge.base_url", None),
+    ("models.judge.max_tokens", None),
+    ("models.judge.images", None),
     ("models.user_model.temperature", None),
     ("models.user_model.base_url", None),
+    ("models.user_model.max_tokens", None),
+    ("models.user_model.images", None),
     ("disk_quota", Some("--disk-quota")),
     ("inode_quota", Some("--inode-quota")),
     ("score.pass_threshold", Some("--pass-threshold")),
@@ -113,6 +120,12 @@ pub fn prepare(
     journal_path: &Path,
 ) -> Result<Resume> {
     let mut current = manifest(options, plan, tasks);
+    // In replay the cassette's content decides every web answer: compared on resume.
+    if options.web.mode() == clawrun_web::WebMode::Replay
+        && let Some(cassette) = tasks.first().and_then(|t| t.web.cassette())
+    {
+        current["web"]["cassette_hash"] = json!(cassette.hash());
+    }
     let own_name = manifest_name(options);
     let own_path = options.out.join(&own_name);
     let mut mismatches = Vec::new();
@@ -372,7 +385,7 @@ fn compare(
                 Some(flag) if old == &Value::Bool(true) => format!(
                     "pass {flag} to continue this run, or choose another --out for a new one"
                 ),
-                Some(flag) if old.is_null() || old == &Value::Bool(false) => format!(
+                Some(flag) if old.is_null() || old == &Value::Bool(false) || old == "none" => format!(
                     "leave out {flag} to continue this run, or choose another --out for a new one"
                 ),
                 Some(flag) => format!(
@@ -403,6 +416,7 @@ fn compare(
         ));
     }
     faults(recorded, current, name, out);
+    cassette(recorded, current, name, out);
     if let (Some(old), Some(new)) = (
         at(recorded, "clawrun_version"),
         at(current, "clawrun_version"),
@@ -482,7 +496,7 @@ fn faults(recorded: &Value, current: &Value, name: &str, out: &mut Vec<Mismatch>
         return;
     }
     let with_plan = |spec: &str, v: &Value| match v.get("fault_plan").and_then(Value::as_str) {
-        Some(h) => format!("{spec} (plan {})", &h[..h.len().min(12)]),
+        Some(h) => format!("{spec} (plan {})", trace_file::short_hash(h)),
         None => spec.to_string(),
     };
     let hint = if old_spec == new_spec {
@@ -504,13 +518,44 @@ fn faults(recorded: &Value, current: &Value, name: &str, out: &mut Vec<Mismatch>
     });
 }
 
+/// The cassette a replay answers from: the same content (by hash) wherever it lies; another
+/// content is another web.
+fn cassette(recorded: &Value, current: &Value, name: &str, out: &mut Vec<Mismatch>) {
+    fn replayed(v: &Value) -> Option<&str> {
+        (at(v, "web.mode").and_then(Value::as_str) == Some("replay"))
+            .then(|| at(v, "web.cassette_hash").and_then(Value::as_str))
+            .flatten()
+    }
+    let (Some(old), Some(new)) = (replayed(recorded), replayed(current)) else {
+        return;
+    };
+    if old == new {
+        return;
+    }
+    let path = at(recorded, "web.cassette").map_or_else(|| "none".into(), show);
+    out.push(Mismatch {
+        field: "web.cassette_hash".into(),
+        source: name.into(),
+        recorded: format!(
+            "the cassette {path} (content {})",
+            trace_file::short_hash(old)
+        ),
+        given: format!("a cassette of content {}", trace_file::short_hash(new)),
+        forceable: false,
+        hint: format!(
+            "pass --web-cassette {path} (the cassette this run replays, unchanged) to continue \
+             this run, or choose another --out for a new one"
+        ),
+    });
+}
+
 /// A task whose hash changed since its trials ran.
 fn task_changed(id: &str, source: &str, old: &str, new: &str) -> Mismatch {
     Mismatch {
         field: format!("tasks.{id}"),
         source: source.into(),
-        recorded: format!("task hash {}", &old[..old.len().min(12)]),
-        given: format!("task hash {}", &new[..new.len().min(12)]),
+        recorded: format!("task hash {}", trace_file::short_hash(old)),
+        given: format!("task hash {}", trace_file::short_hash(new)),
         forceable: true,
         hint: "the task's files changed since its trials ran: restore them, leave the task out, \
                choose another --out, or pass --force to run its finished trials again (the old \

@@ -407,7 +407,7 @@ pub fn model_usage(u: &Usage) -> Value {
     let mut v = json!({
         "input_tokens": u.input_tokens - u.cached_input_tokens.min(u.input_tokens),
         "output_tokens": u.output_tokens,
-        "total_tokens": u.input_tokens + u.output_tokens,
+        "total_tokens": u.total(),
     });
     if u.cached_input_tokens > 0 {
         v["input_tokens_cache_read"] = json!(u.cached_input_tokens);

@@ -32,7 +32,7 @@ pub(super) fn limit(r: &TrialRecord, trace: &TrialTrace) -> Option<Value> {
         ),
         Outcome::TokenLimit => (
             "token",
-            (r.input_tokens + r.output_tokens) as f64,
+            r.input_tokens.saturating_add(r.output_tokens) as f64,
             "the token limit was reached",
         ),
         _ => return None,

@@ -76,9 +76,12 @@ impl TotalsSum {
     /// Adds `other` (an absent wall time or cost stays absent only when all are).
     pub fn add(&mut self, other: &Totals) {
         let t = &mut self.totals;
-        t.input_tokens += other.input_tokens;
-        t.output_tokens += other.output_tokens;
-        t.cached_input_tokens += other.cached_input_tokens;
+        // A journal's counts may say anything: sums stop at the largest count.
+        t.input_tokens = t.input_tokens.saturating_add(other.input_tokens);
+        t.output_tokens = t.output_tokens.saturating_add(other.output_tokens);
+        t.cached_input_tokens = t
+            .cached_input_tokens
+            .saturating_add(other.cached_input_tokens);
         t.wall_us = sum_opt(t.wall_us, other.wall_us);
         if let Some(cost) = other.cost_usd {
             self.cost_usd.get_or_insert_default().add(cost);
@@ -104,6 +107,6 @@ pub fn round_to_ms(us: u64) -> u64 {
 fn sum_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     match (a, b) {
         (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
     }
 }

@@ -190,7 +190,7 @@ pub fn export(task: &LoadedTask, trial: u32, events: &[Event], evidence: &Eviden
                     "model_output_tokens": usage.output_tokens,
                     "input_tokens": usage.input_tokens,
                     "output_tokens": usage.output_tokens,
-                    "total_tokens": usage.input_tokens + usage.output_tokens,
+                    "total_tokens": usage.total(),
                     "user_agent_rounds": evidence.user_rounds,
                 }),
             ),

@@ -276,7 +276,7 @@ fn task_row(t: &TaskSummary, priced: bool) -> String {
             unjudged(t.unjudged_trials, t.partly_judged_trials),
         ),
         (
-            (t.totals.input_tokens + t.totals.output_tokens).to_string(),
+            (t.totals.input_tokens.saturating_add(t.totals.output_tokens)).to_string(),
             format!(
                 "{}/{}",
                 tokens(t.totals.input_tokens),
