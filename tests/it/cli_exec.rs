@@ -226,6 +226,12 @@ fn traps_and_exit_codes_map_to_statuses() {
     // ok/err: any failure of a component is status 1).
     assert_eq!(out.status.code(), Some(42));
     assert_eq!(text(&out.stdout), "exiting 42\n");
+    // A deadline of any size is a deadline (one whose ticks wrapped to 2^64 - 2 overflowed
+    // the engine's epoch: exit 101).
+    for deadline in ["3689348814741910323", "18446744073709551615"] {
+        let out = clawrun(&["exec", "--deadline", deadline, &exit, "--", "7"]);
+        assert_eq!(out.status.code(), Some(7), "{}", text(&out.stderr));
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Task numbers (issue 32, item 9): every task that validates runs and gets a finite score, with
 //! the built-in agent and with an agent program; a number that could not is refused by
 //! validation, each diagnostic naming the file, the field and the line. A property test over
-//! times, weights, limits, latencies and start times (edge values and random ones).
+//! times, weights, limits, latencies and start times (edge values, random ones, and epochs
+//! that are no time).
 
 use std::path::Path;
 
@@ -19,6 +20,9 @@ struct Numbers {
     inodes: u64,
     latency_ms: u64,
     year: u32,
+    /// What follows the epoch's minutes: `:00Z` mostly, else text that is no time (a
+    /// character of two bytes where the seconds end once panicked).
+    epoch_tail: &'static str,
 }
 
 /// The fields these numbers are written in, as diagnostics name them.
@@ -43,7 +47,7 @@ impl Numbers {
             "task_id: num\n\
              prompt: {{text: \"Read a.txt and answer\"}}\n\
              system_tools: [Read]\n\
-             epoch: \"{year:04}-03-02T09:00:00Z\"\n\
+             epoch: \"{year:04}-03-02T09:00{tail}\"\n\
              environment:\n  timeout_seconds: {timeout}\n  env_snapshot_timeout: {snap}\n  max_turns: {turns}\n\
              limits:\n  disk_mib: {disk}\n  inodes: {inodes}\n\
              faults:\n  rules:\n    - point: \"tool:Read\"\n      kind: \"latency:{latency}\"\n      probability: 1.0\n\
@@ -53,6 +57,7 @@ impl Numbers {
              \x20 - name: c\n    weight: {w2:e}\n    check: {{type: min_length, min_length: 2}}\n\
              oracle:\n  steps:\n    - call: Read\n      args: {{file_path: a.txt}}\n  answer: done\n",
             year = self.year,
+            tail = self.epoch_tail,
             timeout = self.timeout_seconds,
             snap = self.env_snapshot_timeout,
             turns = self.max_turns,
@@ -106,9 +111,15 @@ fn numbers() -> impl Strategy<Value = Numbers> {
         prop_oneof![9 => prop_oneof![Just(0u64), Just(1_000_000_000), 0..=1_000_000_000u64], 1 => 1_000_000_001..=u64::MAX],
         prop_oneof![9 => prop_oneof![Just(0u64), Just(3_600_000), 0..=3_600_000u64], 1 => 3_600_001..=u64::MAX],
         prop_oneof![9 => prop_oneof![Just(1970u32), Just(9999), 1970..=9999u32], 1 => 0..1970u32],
+        // One case in four has an epoch that is no time, one in twelve the one that panicked.
+        prop_oneof![
+            9 => Just(":00Z"),
+            1 => Just(":0\u{e9}Z"),
+            2 => prop_oneof![Just(":\u{e9}0Z"), Just(":00.5Z"), Just(":00+08:00"), Just(":60Z")],
+        ],
     )
         .prop_map(
-            |(timeout_seconds, env_snapshot_timeout, max_turns, weights, disk_mib, inodes, latency_ms, year)| {
+            |(timeout_seconds, env_snapshot_timeout, max_turns, weights, disk_mib, inodes, latency_ms, year, epoch_tail)| {
                 Numbers {
                     timeout_seconds,
                     env_snapshot_timeout,
@@ -118,6 +129,7 @@ fn numbers() -> impl Strategy<Value = Numbers> {
                     inodes,
                     latency_ms,
                     year,
+                    epoch_tail,
                 }
             },
         )

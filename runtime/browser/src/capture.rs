@@ -47,8 +47,10 @@ impl Capture {
     /// (at least 1), `wait_seconds / frame_count` apart, the first as the page has settled.
     pub fn screenshot(url: &str, start: Duration, wait_seconds: f64, frame_count: u32) -> Self {
         let n = frame_count.max(1);
+        // The agent's number: one past what a Duration holds is past the bound [`Self::check`]
+        // refuses, never a panic.
         let interval = if n > 1 && wait_seconds.is_finite() && wait_seconds > 0.0 {
-            Duration::from_secs_f64(wait_seconds / f64::from(n))
+            Duration::try_from_secs_f64(wait_seconds / f64::from(n)).unwrap_or(Duration::MAX)
         } else {
             Duration::ZERO
         };
@@ -71,11 +73,19 @@ impl Capture {
                 self.frames
             )));
         }
-        let total = self.settle + self.wait_before + self.interval * (self.frames - 1);
-        if total > MAX_VIRTUAL_WAIT {
+        // The numbers come from an agent or a task: summed without overflow.
+        let total = self
+            .interval
+            .checked_mul(self.frames - 1)
+            .and_then(|frames| frames.checked_add(self.settle))
+            .and_then(|t| t.checked_add(self.wait_before))
+            .filter(|total| *total <= MAX_VIRTUAL_WAIT);
+        if total.is_none() {
+            let asked = self.settle.as_secs_f64()
+                + self.wait_before.as_secs_f64()
+                + self.interval.as_secs_f64() * f64::from(self.frames - 1);
             return Err(BrowserError::Invalid(format!(
-                "the capture would span {} s of page time: at most {} s",
-                total.as_secs_f64(),
+                "the capture would span {asked} s of page time: at most {} s",
                 MAX_VIRTUAL_WAIT.as_secs()
             )));
         }
@@ -233,4 +243,43 @@ fn str_field(v: &Value, name: &str) -> Result<String, BrowserError> {
         .and_then(Value::as_str)
         .map(str::to_string)
         .ok_or_else(|| BrowserError::Malformed(format!("an answer without {name}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "file:///workspace/output.html";
+
+    #[test]
+    fn numbers_past_any_duration_are_refused_not_panicked_on() {
+        // BrowserScreenshot's `wait_seconds` from an agent: far past what a Duration holds.
+        for wait in [1e300, f64::MAX, 1e20, 1201.0] {
+            let capture = Capture::screenshot(PAGE, Duration::ZERO, wait, 2);
+            let e = capture.check().unwrap_err().to_string();
+            assert!(e.contains("of page time: at most 600 s"), "{wait}: {e}");
+        }
+        // take_recording.py's `--interval` and `--wait-before` from a task: each fits a
+        // Duration, their product and sum do not.
+        let huge = Duration::from_secs(u64::MAX / 2);
+        for (interval, wait_before) in [(huge, Duration::ZERO), (Duration::ZERO, Duration::MAX)] {
+            let capture = Capture {
+                url: PAGE.into(),
+                start: Duration::ZERO,
+                settle: Duration::from_millis(500),
+                click: None,
+                wait_before,
+                frames: MAX_FRAMES,
+                interval,
+            };
+            let e = capture.check().unwrap_err().to_string();
+            assert!(e.contains("at most 600 s"), "{e}");
+        }
+        // What fits is accepted.
+        assert!(
+            Capture::screenshot(PAGE, Duration::ZERO, 2.0, 4)
+                .check()
+                .is_ok()
+        );
+    }
 }

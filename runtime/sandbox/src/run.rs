@@ -583,7 +583,11 @@ impl PreparedStore {
 
 /// The epoch ticks of `limit` (at least one).
 pub(crate) fn ticks(limit: Duration) -> u64 {
-    (limit.as_millis() / DEADLINE_TICK.as_millis()).max(1) as u64
+    // At most half the epoch's range, as no deadline: the store adds it to the current epoch
+    // (`clawrun exec --deadline 18446744073709551615` overflowed there).
+    u64::try_from(limit.as_millis() / DEADLINE_TICK.as_millis())
+        .unwrap_or(u64::MAX)
+        .clamp(1, u64::MAX / 2)
 }
 
 /// Advances `engine`'s epoch every [`DEADLINE_TICK`] from a background thread, until the
@@ -637,5 +641,22 @@ fn classify(
     match trap {
         Some(trap) => Status::Trapped(trap.to_string()),
         None => Status::Trapped(format!("{e:#}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadline_ticks_never_overflow_the_epoch() {
+        assert_eq!(ticks(Duration::ZERO), 1);
+        assert_eq!(ticks(Duration::from_secs(120)), 1200);
+        // Seconds whose ticks wrapped to 2^64 - 2 (the store's `epoch + ticks` then
+        // overflowed once the epoch passed 1), and the largest deadline.
+        for secs in [3_689_348_814_741_910_323, u64::MAX] {
+            assert_eq!(ticks(Duration::from_secs(secs)), u64::MAX / 2, "{secs}");
+        }
+        assert_eq!(ticks(Duration::MAX), u64::MAX / 2);
     }
 }

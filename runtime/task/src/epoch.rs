@@ -44,7 +44,9 @@ pub fn parse_epoch(s: &str) -> Result<i64, EpochError> {
         return Err(bad());
     }
     let num = |r: std::ops::Range<usize>| -> Result<i64, EpochError> {
-        let t = &s[r];
+        // `get`: a field's end may fall inside a character the separators' checks did not
+        // see (`...T09:00:0éZ`).
+        let t = s.get(r).ok_or_else(bad)?;
         if t.bytes().all(|c| c.is_ascii_digit()) {
             t.parse().map_err(|_| bad())
         } else {
@@ -167,5 +169,29 @@ mod tests {
         assert!(parse_epoch("2026-03-02T24:00:00Z").is_err());
         assert!(parse_epoch("2026-03-02T09:00:00").is_err());
         assert!(parse_epoch("2026-03-02T09:00:00.5Z").is_err());
+        // A character of two bytes across a field's end (the seconds' here) once panicked.
+        assert!(parse_epoch("2026-03-02T09:00:0\u{e9}Z").is_err());
+        assert!(parse_epoch("2026-03-02T09:00:\u{e9}Z").is_err());
+    }
+
+    proptest::proptest! {
+        /// No text makes the parser panic: a valid epoch with one character replaced or
+        /// inserted anywhere, and any short text.
+        #[test]
+        fn no_text_panics(
+            at in 0usize..24,
+            c in proptest::char::any(),
+            insert in proptest::bool::ANY,
+            any in "\\PC{0,30}",
+        ) {
+            let mut s: Vec<char> = "2026-03-02T09:00:00.000Z".chars().collect();
+            if insert {
+                s.insert(at, c);
+            } else {
+                s[at] = c;
+            }
+            let _ = parse_epoch(&s.into_iter().collect::<String>());
+            let _ = parse_epoch(&any);
+        }
     }
 }
