@@ -569,12 +569,15 @@ fn text_an_agent_puts_into_a_service_audit_cannot_forge_trace_lines() {
 
 /// A task `adv_py` whose judge runs `python3` over the agent's `/workspace/nums.txt` from the
 /// workspace (a heredoc: `sys.path[0]` is the working directory), and a grader placed under
-/// `/workspace/grader/` (`sandbox_grader_files`) that imports its sealed sibling `helper.py`.
+/// `/workspace/grader/` (`sandbox_grader_files`) that imports its sealed sibling `helper.py`;
+/// its env snapshot command (`python3 -c`, from the workspace) prints a `hashlib` digest.
 fn python_judge_suite() -> tempfile::TempDir {
     let task = r#"
 task_id: adv_py
 prompt: {text: "Write /workspace/nums.txt (mean 5) and /workspace/out.txt (42)"}
 sandbox_grader_files: [grader/check.py, grader/helper.py]
+env_snapshot_commands:
+  - "python3 -c \"import hashlib; print('sha', hashlib.sha256(b'x').hexdigest()[:8])\""
 rubric:
   - name: mean_is_5
     weight: 0.5
@@ -646,6 +649,8 @@ fn the_judge_imports_its_sealed_grader_files_and_the_standard_library() {
         Some(true),
         "{commands:?}"
     );
+    // sha256("x") starts 2d711642.
+    assert_eq!(commands[0].output, "sha 2d711642\n", "{commands:?}");
     // The wrong answers fail them.
     let (record, _) = run_script(suite.path(), "adv_py", &wrong_answers_then("true"), |_| {});
     assert_eq!(item_passed(&record, "mean_is_5"), Some(false));
@@ -655,9 +660,10 @@ fn the_judge_imports_its_sealed_grader_files_and_the_standard_library() {
 #[test]
 fn the_judge_does_not_import_a_module_the_agent_left_in_the_workspace() {
     // `/workspace/statistics.py` shadows the standard library's for a judge running from the
-    // workspace; `/workspace/grader/helper/` (a package) shadows the sealed `helper.py`.
+    // workspace; `/workspace/grader/helper/` (a package) shadows the sealed `helper.py`;
+    // `/workspace/hashlib.py` would run inside the env snapshot command (`python3 -c`).
     let suite = python_judge_suite();
-    let plant = "printf 'def mean(xs):\\n    return 5\\n' > statistics.py && mkdir -p grader/helper && printf 'def ok():\\n    return True\\n' > grader/helper/__init__.py";
+    let plant = "printf 'def mean(xs):\\n    return 5\\n' > statistics.py && mkdir -p grader/helper && printf 'def ok():\\n    return True\\n' > grader/helper/__init__.py && printf \"print('planted code ran')\\n\" > hashlib.py";
     let (record, events) = run_script(suite.path(), "adv_py", &wrong_answers_then(plant), |_| {});
     let (_, commands, _) = snapshot_of(&events);
     assert_eq!(
@@ -671,6 +677,13 @@ fn the_judge_does_not_import_a_module_the_agent_left_in_the_workspace() {
         "{commands:?}"
     );
     assert!(!record.verdict.as_ref().unwrap().scores.passed);
+    assert_eq!(commands[0].output, "sha 2d711642\n", "{commands:?}");
+    assert!(
+        commands
+            .iter()
+            .all(|c| !c.output.contains("planted code ran")),
+        "{commands:?}"
+    );
     // The grader still imported its sealed sibling (it judged 41, it did not crash).
     assert!(
         commands.iter().all(|c| !c.output.contains("Traceback")),
@@ -702,4 +715,39 @@ fn the_judge_does_not_load_bytecode_the_agent_left_beside_a_sealed_grader_file()
         commands.iter().all(|c| !c.output.contains("Traceback")),
         "{commands:?}"
     );
+}
+
+#[test]
+fn browser_times_past_any_duration_are_a_tool_error_and_a_script_error_not_a_panic() {
+    // BrowserScreenshot's `wait_seconds` comes from the agent, take_recording.py's
+    // `--interval` from the task: numbers a Duration cannot hold (or whose sum it cannot)
+    // panicked the trial's worker. Both are refused before any browser starts.
+    let extra = "system_tools: [Write, BrowserScreenshot]\nsandbox_grader_files: [fixtures/take_recording.py]\nenv_snapshot_commands:\n  - \"python /workspace/fixtures/take_recording.py file:///workspace/page.html --frames 100 --interval 1e18\"\n";
+    let suite = suite_with(
+        "adv_browser",
+        &file_task("adv_browser", "page.html", extra),
+        &[],
+    );
+    let fixtures = suite.path().join("tasks/adv_browser/fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    std::fs::write(
+        fixtures.join("take_recording.py"),
+        include_bytes!("../../runtime/trial/src/claw_eval/take_recording.py"),
+    )
+    .unwrap();
+    let agent = "steps:\n  - call: Write\n    args: {file_path: page.html, content: \"<html></html>\"}\n  - call: BrowserScreenshot\n    args: {url: \"file:///workspace/page.html\", wait_seconds: 1e300, frame_count: 2}\nanswer: done\n";
+    let (record, events) = run_script(suite.path(), "adv_browser", agent, |_| {});
+    let outputs = tool_outputs(&events);
+    assert!(
+        outputs[1].contains("of page time: at most 600 s"),
+        "{outputs:?}"
+    );
+    let (_, commands, _) = snapshot_of(&events);
+    assert_eq!(commands[0].exit_code, 1, "{commands:?}");
+    assert!(
+        commands[0].output.contains("of page time: at most 600 s"),
+        "{commands:?}"
+    );
+    // The trial is scored as any other.
+    assert_eq!(item_passed(&record, "wrote"), Some(true));
 }

@@ -616,6 +616,38 @@ fn a_program_gets_an_allow_listed_environment_and_none_of_clawrun_s_keys() {
         "{text}"
     );
     assert!(!text.contains("real-openrouter-key"), "{text}");
+    // The judge's key, from a variable of the judge's own naming (`api_key_env`): withheld
+    // from a program whose recipe asks for that variable, and the trial fails naming it.
+    let config = tmp.path().join("judge.yaml");
+    std::fs::write(
+        &config,
+        "judge:\n  model: openai:judge-model\n  api_key_env: MY_JUDGE_KEY\n",
+    )
+    .unwrap();
+    let passed = tmp.path().join("passed.txt");
+    std::fs::remove_file(&passed).unwrap();
+    let r5 = tmp.path().join("r5");
+    let _ = one_trial(
+        &r5,
+        &asks("MY_JUDGE_KEY"),
+        "",
+        "none",
+        &[
+            "--model-config",
+            config.to_str().unwrap(),
+            "--no-probe",
+            "--grader",
+            "clawrun",
+        ],
+        &mine,
+    );
+    let text = std::fs::read_to_string(r5.join("journal.jsonl")).unwrap();
+    assert!(
+        text.contains("pass_env: MY_JUDGE_KEY holds a key clawrun uses itself"),
+        "{text}"
+    );
+    assert!(!text.contains("real-judge-key"), "{text}");
+    assert!(!passed.exists(), "the program ran with the judge's key");
 }
 
 /// A model endpoint on loopback that echoes the request's `Authorization` header in its
@@ -820,4 +852,28 @@ fn recipe_files_that_leave_the_scratch_folders_are_refused() {
     }
     assert!(!target.exists());
     assert!(!tmp.path().join("escaped.txt").exists());
+
+    // A placeholder's value climbing out (the model's name here) is checked once filled in:
+    // RUN/T002_email_triage/0/agent/home/../../../../.. is the temporary folder.
+    let recipe = tmp.path().join("filled.yaml");
+    std::fs::write(
+        &recipe,
+        "command: [sh, -c, 'true']\nfiles:\n  '{home}/{model}.txt': written\n",
+    )
+    .unwrap();
+    let run = tmp.path().join("run-filled");
+    let _ = one_trial(
+        &run,
+        &format!("cmd:{}", recipe.display()),
+        "openai:../../../../../escaped-model",
+        "none",
+        &["--no-probe"],
+        &[("OPENAI_API_KEY", "sk-test-not-used".as_ref())],
+    );
+    assert!(!tmp.path().join("escaped-model.txt").exists());
+    let text = std::fs::read_to_string(run.join("journal.jsonl")).unwrap();
+    assert!(
+        text.contains("is not inside the agent's scratch folders"),
+        "{text}"
+    );
 }
