@@ -27,7 +27,20 @@ scripts/check-layering.sh
 # kubernetes-validate in target/kubernetes-validate), the Slurm scripts' syntax (tests/it/slurm.rs
 # runs them on a real Slurm).
 scripts/deploy-check.sh
+# Every clawrun the tests start writes a line here if it ends in a panic (exit status 101):
+# none may, whatever the test that started it asserted (tests/it/crash_safety.rs checks the
+# line is written).
+target="${CARGO_TARGET_DIR:-target}"
+panics="$target/clawrun-panics.log"
+rm -f "$panics"
+export CLAWRUN_PANIC_LOG="$PWD/$panics"
+case "$target" in /*) CLAWRUN_PANIC_LOG="$panics" ;; esac
 cargo test --workspace --locked
 if [ -f guest_tools/Cargo.toml ]; then
   cargo test --manifest-path guest_tools/Cargo.toml --workspace --locked
+fi
+if [ -s "$panics" ]; then
+  echo "scripts/test.sh: clawrun ended in a panic (exit status 101) during the tests:" >&2
+  cat "$panics" >&2
+  exit 1
 fi

@@ -419,3 +419,42 @@ fn trace_replay_and_report_name_a_damaged_trace_and_use_the_intact_ones() {
     );
     assert!(html.is_file());
 }
+
+#[test]
+fn a_panic_ends_clawrun_with_101_and_is_written_to_the_panic_log() {
+    // The test command sets CLAWRUN_PANIC_LOG for every clawrun the tests start and fails when
+    // one ended in a panic (issue 32: exit 101 never appears), whatever its test asserted.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("panics.log");
+    let log_arg = log.to_str().unwrap();
+    // A run that ends well writes nothing there.
+    let out = dir.path().join("fine");
+    let o = command(&out, 1, false, &[("CLAWRUN_PANIC_LOG", log_arg)])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!log.exists());
+    // A panic, in the main thread or in a worker, is one line naming the command and it.
+    for point in ["manifest-written", "trace-written"] {
+        let out = dir.path().join(point);
+        let crash = format!("{point}:1:panic");
+        let o = command(
+            &out,
+            2,
+            false,
+            &[("CLAWRUN_CRASH_AT", &crash), ("CLAWRUN_PANIC_LOG", log_arg)],
+        )
+        .output()
+        .unwrap();
+        assert_eq!(o.status.code(), Some(101), "{point}: {}", text(&o));
+        let logged = std::fs::read_to_string(&log).unwrap();
+        let line = logged.lines().last().unwrap();
+        assert!(line.contains(" run --quiet --agent oracle"), "{line}");
+        assert!(
+            line.contains(": exit 101: panicked at runtime/run/src/crash.rs:")
+                && line.contains(&format!("a panic asked for at {point}")),
+            "{line}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 2);
+}

@@ -4,7 +4,8 @@
 //! - `CLAWRUN_CRASH_AT=POINT:N` aborts the process (as `kill -9` would end it: no destructor,
 //!   no flush) the `N`th time (from 1) the run passes crash point `POINT`, one of
 //!   [`POINTS`]: each comes right after a step that writes a run folder's files, so a test
-//!   can stop a run between any two of them.
+//!   can stop a run between any two of them. `POINT:N:panic` panics there instead (the test
+//!   that the test command notices a clawrun ending with status 101, `CLAWRUN_PANIC_LOG`).
 //! - `CLAWRUN_SYNC_LOG=FILE` appends a line `PATH LEN` to `FILE` each time the run has synced
 //!   file `PATH` (relative to the run folder) to the disk with its first `LEN` bytes: what a
 //!   power loss would keep at least, so that a test can cut the files back to any length a
@@ -31,14 +32,18 @@ pub const POINTS: &[&str] = &[
     "timings-written",
 ];
 
-/// The crash point and pass to abort at, from `CLAWRUN_CRASH_AT`.
-fn target() -> Option<&'static (String, u64)> {
-    static TARGET: OnceLock<Option<(String, u64)>> = OnceLock::new();
+/// The crash point and pass to abort (or, `true`, panic) at, from `CLAWRUN_CRASH_AT`.
+fn target() -> Option<&'static (String, u64, bool)> {
+    static TARGET: OnceLock<Option<(String, u64, bool)>> = OnceLock::new();
     TARGET
         .get_or_init(|| {
             let spec = std::env::var("CLAWRUN_CRASH_AT").ok()?;
-            let (point, n) = spec.split_once(':')?;
-            Some((point.to_string(), n.parse().ok()?))
+            let (point, rest) = spec.split_once(':')?;
+            let (n, panic) = match rest.strip_suffix(":panic") {
+                Some(n) => (n, true),
+                None => (rest, false),
+            };
+            Some((point.to_string(), n.parse().ok()?, panic))
         })
         .as_ref()
 }
@@ -48,10 +53,13 @@ fn target() -> Option<&'static (String, u64)> {
 pub fn point(name: &'static str) {
     debug_assert!(POINTS.contains(&name), "{name} is not a crash point");
     static PASSES: AtomicU64 = AtomicU64::new(0);
-    if let Some((point, n)) = target()
+    if let Some((point, n, panic)) = target()
         && point == name
         && PASSES.fetch_add(1, Ordering::SeqCst) + 1 == *n
     {
+        if *panic {
+            panic!("CLAWRUN_CRASH_AT: a panic asked for at {name}");
+        }
         std::process::abort();
     }
 }
