@@ -139,10 +139,9 @@ fn main() {
     c.final_summary();
     println!("\nembedded components:");
     for name in tools::names() {
-        println!(
-            "  {name:<6} {:>9} bytes",
-            tools::component(name).unwrap().len()
-        );
+        if let Some(wasm) = tools::component(name) {
+            println!("  {name:<9} {:>9} bytes", wasm.len());
+        }
     }
     println!(
         "cold start (new engine, compile cache warm) to first Bash answer: {:.1} ms",

@@ -71,6 +71,7 @@ mod services_media;
 mod slurm;
 mod task_numbers;
 mod task_status;
+mod tool_presentation;
 mod tools;
 mod trial_e2e;
 mod validate;

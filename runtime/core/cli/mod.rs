@@ -56,8 +56,8 @@ enum Command {
     /// Run a WASI program (component or wasip1 module) over an in-memory copy of host folders.
     #[command(after_help = help::EXEC)]
     Exec(exec::ExecArgs),
-    /// Run one agent tool (Bash, Read, Write, Edit, Glob, Grep) on a workspace and print what
-    /// the model would see.
+    /// Run one agent tool (Bash, Read, Write, Edit, Glob, Grep, ReadMedia, Download) on a
+    /// workspace and print what the model would see.
     #[command(after_help = help::TOOL)]
     Tool(tool::ToolArgs),
     /// Serve a task's mock services on loopback (its task.yaml ports, or shifted with

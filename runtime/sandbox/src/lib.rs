@@ -11,10 +11,12 @@
 
 pub mod cache;
 pub mod clock;
+mod compile_notice;
 pub mod door;
 pub mod error;
 pub mod fs;
 pub mod http;
+pub mod media;
 pub mod output;
 pub(crate) mod p1;
 pub mod process;

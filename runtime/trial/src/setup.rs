@@ -190,19 +190,18 @@ impl TaskEnv {
             .iter()
             .map(|t| t.name().to_string())
             .collect();
-        let mut tools: Vec<ToolSpec> = system_tools
+        // As Claw-Eval's loop: the task's tools as the task describes them (a system tool it
+        // defines, C04's `Bash`, keeps the task's text), then the sandbox tools it does not.
+        let mut tools: Vec<ToolSpec> = task
+            .tools
             .iter()
-            .filter_map(|t| presentation::system_tool(t))
+            .filter(|t| !SYSTEM_TOOLS.contains(&t.name.as_str()) || system_tools.contains(&t.name))
+            .map(|t| presentation::task_tool(&t.name, &t.description, &t.input_schema))
             .collect();
-        for t in &task.tools {
-            if SYSTEM_TOOLS.contains(&t.name.as_str()) {
-                continue;
+        for name in &system_tools {
+            if !task.tools.iter().any(|t| &t.name == name) {
+                tools.extend(presentation::system_tool(name));
             }
-            tools.push(presentation::task_tool(
-                &t.name,
-                &t.description,
-                &t.input_schema,
-            ));
         }
         let suffix = task
             .user_agent

@@ -11,6 +11,8 @@ mod ffmpeg;
 mod ffprobe;
 mod hostile;
 mod readmedia;
+mod tools;
+mod trial;
 
 use crate::common;
 use std::path::{Path, PathBuf};
