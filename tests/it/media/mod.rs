@@ -10,6 +10,7 @@
 mod ffmpeg;
 mod ffprobe;
 mod hostile;
+mod pdf;
 mod readmedia;
 mod tools;
 mod trial;

@@ -95,7 +95,7 @@ fn fit(img: DynamicImage, max: i64) -> DynamicImage {
 }
 
 /// The picture as PNG, in its own colour mode as Pillow saves it.
-fn png(img: &DynamicImage) -> Result<Vec<u8>, String> {
+pub(super) fn png(img: &DynamicImage) -> Result<Vec<u8>, String> {
     let mut out = std::io::Cursor::new(Vec::new());
     img.write_to(&mut out, ImageFormat::Png)
         .map_err(|e| format!("encoding PNG: {e}"))?;
@@ -103,7 +103,7 @@ fn png(img: &DynamicImage) -> Result<Vec<u8>, String> {
 }
 
 /// What the model is shown: long edge at most 1280, transparency over white, JPEG quality 60.
-fn shown_jpeg(img: &DynamicImage) -> Result<Vec<u8>, String> {
+pub(super) fn shown_jpeg(img: &DynamicImage) -> Result<Vec<u8>, String> {
     let (w, h) = shown_size(img.width(), img.height());
     let img = if (w, h) == (img.width(), img.height()) {
         img.clone()

@@ -76,6 +76,12 @@ pub struct Args {
     /// `WxH`: frames are scaled so that neither side exceeds the larger number.
     #[serde(default)]
     pub screen_size: Option<String>,
+    /// A PDF's pages: `all`, `N`, `A-B` or `A,B,C` (the server's request field).
+    #[serde(default = "all_pages")]
+    pub pdf_pages: String,
+    /// A PDF's rendering resolution (the server's request field).
+    #[serde(default = "hundred", deserialize_with = "lax_int")]
+    pub dpi: i64,
 }
 
 fn auto() -> String {
@@ -86,6 +92,12 @@ fn eight() -> i64 {
 }
 fn one() -> f64 {
     1.0
+}
+fn all_pages() -> String {
+    "all".into()
+}
+fn hundred() -> i64 {
+    100
 }
 
 fn number(v: &Value) -> Option<f64> {

@@ -29,7 +29,10 @@ pub fn answer(args: &Args, path: &str, keep: Keep) -> Result<Answer, String> {
             let bytes = std::fs::read(path).map_err(|e| format!("reading {}: {e}", args.path))?;
             return Ok(image::answer(args, path, &bytes, keep));
         }
-        "pdf" => return Ok(super::pdf::answer(args, path)),
+        "pdf" => {
+            let bytes = std::fs::read(path).map_err(|e| format!("reading {}: {e}", args.path))?;
+            return Ok(super::pdf::answer(args, bytes, keep));
+        }
         other => {
             return Ok(Answer {
                 body: vec![(
