@@ -316,7 +316,17 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
     let selection = suite.load_selection(&selected);
     let mut errors: Vec<String> = selection.errors.iter().map(|e| e.to_string()).collect();
     let loaded_count = selection.tasks.len();
-    let chosen = options.filter.apply(selection.tasks);
+    // `--limit` takes what this run can score first: no judge or simulated user it lacks.
+    let chosen = options.filter.apply_preferring(selection.tasks, |loaded| {
+        match TaskStatus::before_setup(&loaded.task, options.web.mode()) {
+            TaskStatus::Runnable => true,
+            TaskStatus::NeedsJudge(_) => options.judge.is_some(),
+            TaskStatus::NeedsUserModel { also_judge } => {
+                options.user_model.is_some() && (options.judge.is_some() || !also_judge)
+            }
+            TaskStatus::Unsupported { .. } => false,
+        }
+    });
     if chosen.is_empty() && loaded_count > 0 && !options.filter.is_empty() {
         return Err(SetupError::Usage(format!(
             "no task of {} is selected by {} (`clawrun list` with the same filters shows the selection)",
