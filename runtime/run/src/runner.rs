@@ -493,8 +493,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         recorded: None,
     };
     let jobs = options.jobs.max(1).min(pending.len().max(1));
-    // One trace pack per worker (unless --traces files), cut back to what the journal names;
-    // the journal syncs them before its lines.
+    // One trace pack per worker (unless --traces files), cut back to what the journal names.
     let mut writers = Vec::with_capacity(jobs);
     for worker in 0..jobs {
         writers.push(PackWriter::open(
@@ -505,8 +504,12 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             |pack| resume.pack_keep(pack),
         )?);
     }
+    // The journal syncs them before its lines, and the web cassette being recorded (the
+    // answers those trials read): no line on disk names bytes a power loss can take back.
     let mut journal = journal;
-    journal.sync_first(writers.iter().filter_map(PackWriter::pack_file).collect());
+    let mut first: Vec<_> = writers.iter().filter_map(PackWriter::pack_file).collect();
+    first.extend(web.cassette().and_then(|c| c.index_file()));
+    journal.sync_first(first);
     let mut ran = 0usize;
     let mut first_error = None;
     let mut tally = Tally::default();
