@@ -36,9 +36,9 @@ pub(crate) fn host_failure(e: &anyhow::Error) -> bool {
 pub struct Limits {
     /// Assistant turns.
     pub max_turns: u32,
-    /// Virtual time (`environment.timeout_seconds`): tool calls, sleeps and injected latency
-    /// move it; real time never counts (an agent outside clawrun has its own wall-clock
-    /// deadline).
+    /// Virtual time (`environment.timeout_seconds`): sleeps inside tools, injected latency, a
+    /// screenshot's page time move it; real time never counts (an agent outside clawrun has
+    /// its own wall-clock deadline).
     pub timeout: Duration,
     /// Tokens spent by the agent (input + output), if limited.
     pub max_tokens: Option<u64>,
