@@ -8,10 +8,10 @@
 //! read past, never stopped at (`clawrun_report::journal_lines`): a torn last line (the
 //! process died mid-write) is dropped on reading and cut off before appending; lines that are
 //! not records (a power loss zeroed unsynced bytes) are skipped with a warning, and
-//! [`Journal::open`] moves them to [`damaged_path`]. The trace packs the lines name (and a web
-//! cassette being recorded) are synced first ([`Journal::sync_first`]), and each record keeps
-//! its trace's blake3, so a line whose trace did not reach the disk is found out on resume
-//! (see [`super::resume`]).
+//! [`Journal::open`] moves them to [`damaged_path`]. The trace packs the lines name are synced
+//! first ([`Journal::sync_first`]), and each record keeps its trace's blake3, so a line whose
+//! trace did not reach the disk is found out on resume (see [`super::resume`]). A web cassette
+//! being recorded is synced before lines are even written (`runner.rs`).
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -239,9 +239,8 @@ impl Journal {
         })
     }
 
-    /// Syncs `files` (the run's trace packs, and the index of a web cassette being recorded)
-    /// before each group of lines, so that no line on disk names trace bytes or web answers
-    /// that are not.
+    /// Syncs `files` (the run's trace packs) before each group of lines, so that no line on
+    /// disk names trace bytes that are not.
     pub fn sync_first(&mut self, files: Vec<(PathBuf, Arc<File>)>) {
         self.first = files;
     }

@@ -504,12 +504,9 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             |pack| resume.pack_keep(pack),
         )?);
     }
-    // The journal syncs them before its lines, and the web cassette being recorded (the
-    // answers those trials read): no line on disk names bytes a power loss can take back.
+    // The journal syncs them before its lines.
     let mut journal = journal;
-    let mut first: Vec<_> = writers.iter().filter_map(PackWriter::pack_file).collect();
-    first.extend(web.cassette().and_then(|c| c.index_file()));
-    journal.sync_first(first);
+    journal.sync_first(writers.iter().filter_map(PackWriter::pack_file).collect());
     let mut ran = 0usize;
     let mut first_error = None;
     let mut tally = Tally::default();
@@ -632,6 +629,19 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         }
                     }
                 }
+            }
+            // A web cassette being recorded is synced before any line naming a trial that
+            // read it is written: unlike a trace, whose record keeps its hash and whose trial
+            // runs again when it is lost, nothing would tell a finished trial whose answers a
+            // power loss took from the cassette (its replay would find them missing).
+            if let Some(cassette) = web.cassette()
+                && let Some(len) = cassette.sync_appended()?
+            {
+                super::crash::synced(
+                    &options.out,
+                    &cassette.dir().join(clawrun_web::cassette::INDEX),
+                    len,
+                );
             }
             journal.append_lines(&lines)?;
             timings.flush()?;

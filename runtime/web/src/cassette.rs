@@ -75,9 +75,10 @@ pub struct Cassette {
 
 struct Inner {
     entries: BTreeMap<String, Entry>,
-    /// The index, open for appending while recording (shared with the run's group commit,
-    /// which syncs it before the journal lines of the trials that read it).
-    index: Option<Arc<File>>,
+    /// The index, open for appending while recording.
+    index: Option<File>,
+    /// Whether entries were appended since the index was last synced.
+    appended: bool,
     /// Held while recording (an exclusive lock on [`LOCK`]).
     _lock: Option<File>,
 }
@@ -98,6 +99,7 @@ impl Cassette {
             inner: Mutex::new(Inner {
                 entries: read_index(&index)?,
                 index: None,
+                appended: false,
                 _lock: None,
             }),
         })
@@ -147,21 +149,36 @@ impl Cassette {
             dir: dir.to_path_buf(),
             inner: Mutex::new(Inner {
                 entries,
-                index: Some(Arc::new(index)),
+                index: Some(index),
+                appended: false,
                 _lock: Some(lock),
             }),
         })
     }
 
-    /// The index open for appending and its path, while recording: a run syncs it in its group
-    /// commit, before the journal lines of the trials that read it (a line on disk never
-    /// names an answer a power loss can take back).
-    pub fn index_file(&self) -> Option<(PathBuf, Arc<File>)> {
-        let inner = self.lock();
-        inner
-            .index
-            .as_ref()
-            .map(|f| (self.dir.join(INDEX), Arc::clone(f)))
+    /// Syncs the index when entries were appended since it was last synced, and returns its
+    /// length then (`None`: nothing to sync). A run calls it before it writes journal lines,
+    /// so that no line, synced or not, names a trial whose web answers a power loss could take
+    /// back (the bodies are synced before their index line is written).
+    pub fn sync_appended(&self) -> Result<Option<u64>, WebError> {
+        let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", self.dir.display()));
+        let file = {
+            let mut inner = self.lock();
+            if !std::mem::take(&mut inner.appended) {
+                return Ok(None);
+            }
+            let Some(index) = inner.index.as_ref() else {
+                return Ok(None);
+            };
+            index.try_clone().map_err(io)?
+        };
+        // What was appended before this point is covered; later appends set the flag again.
+        let len = file.metadata().map_err(io)?.len();
+        if let Err(e) = file.sync_data() {
+            self.lock().appended = true;
+            return Err(io(e));
+        }
+        Ok(Some(len))
     }
 
     /// The folder.
@@ -219,13 +236,14 @@ impl Cassette {
         }
         let mut line = serde_json::to_string(&entry).expect("entries serialize");
         line.push('\n');
-        let Some(index) = inner.index.as_ref() else {
+        let Some(index) = inner.index.as_mut() else {
             return Err(WebError::Cassette(format!(
                 "{} is open for replay only",
                 self.dir.display()
             )));
         };
-        (&**index).write_all(line.as_bytes()).map_err(io)?;
+        index.write_all(line.as_bytes()).map_err(io)?;
+        inner.appended = true;
         inner.entries.insert(request.key(), entry);
         Ok(fetched.clone())
     }
@@ -810,24 +828,23 @@ mod tests {
     }
 
     #[test]
-    fn the_index_being_recorded_is_offered_to_the_runs_group_commit() {
+    fn the_index_is_synced_when_entries_were_appended_since_the_last_sync() {
         let dir = tempfile::tempdir().unwrap();
         let c = Cassette::create(dir.path()).unwrap();
-        let (path, file) = c.index_file().unwrap();
-        assert_eq!(path, dir.path().join(INDEX));
-        c.put(
-            &WebRequest::fetch("https://example.com/").unwrap(),
-            &page("x"),
-            1,
-            0,
-        )
-        .unwrap();
-        assert_eq!(
-            file.metadata().unwrap().len(),
-            std::fs::metadata(&path).unwrap().len()
-        );
+        assert_eq!(c.sync_appended().unwrap(), None, "nothing appended yet");
+        let req = WebRequest::fetch("https://example.com/").unwrap();
+        c.put(&req, &page("x"), 1, 0).unwrap();
+        let len = std::fs::metadata(dir.path().join(INDEX)).unwrap().len();
+        assert_eq!(c.sync_appended().unwrap(), Some(len));
+        assert_eq!(c.sync_appended().unwrap(), None, "synced already");
+        // A request already recorded appends nothing.
+        c.put(&req, &page("y"), 1, 0).unwrap();
+        assert_eq!(c.sync_appended().unwrap(), None);
         drop(c);
-        assert!(Cassette::open(dir.path()).unwrap().index_file().is_none());
+        assert_eq!(
+            Cassette::open(dir.path()).unwrap().sync_appended().unwrap(),
+            None
+        );
     }
 
     #[test]
