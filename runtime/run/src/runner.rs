@@ -503,8 +503,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         recorded: None,
     };
     let jobs = options.jobs.max(1).min(pending.len().max(1));
-    // One trace pack per worker (unless --traces files), cut back to what the journal names;
-    // the journal syncs them before its lines.
+    // One trace pack per worker (unless --traces files), cut back to what the journal names.
     let mut writers = Vec::with_capacity(jobs);
     for worker in 0..jobs {
         writers.push(PackWriter::open(
@@ -515,6 +514,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             |pack| resume.pack_keep(pack),
         )?);
     }
+    // The journal syncs them before its lines.
     let mut journal = journal;
     journal.sync_first(writers.iter().filter_map(PackWriter::pack_file).collect());
     let mut ran = 0usize;
@@ -639,6 +639,19 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         }
                     }
                 }
+            }
+            // A web cassette being recorded is synced before any line naming a trial that
+            // read it is written: unlike a trace, whose record keeps its hash and whose trial
+            // runs again when it is lost, nothing would tell a finished trial whose answers a
+            // power loss took from the cassette (its replay would find them missing).
+            if let Some(cassette) = web.cassette()
+                && let Some(len) = cassette.sync_appended()?
+            {
+                super::crash::synced(
+                    &options.out,
+                    &cassette.dir().join(clawrun_web::cassette::INDEX),
+                    len,
+                );
             }
             journal.append_lines(&lines)?;
             timings.flush()?;

@@ -150,13 +150,20 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
 /// which make it fire, and for machines too slow for the default). It is a safety net, never
 /// a limit of the trial: a run that passes it ends its trial as an infrastructure error.
 pub fn trial_backstop() -> Duration {
-    static BACKSTOP: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    backstop_override().unwrap_or(DEFAULT_DEADLINE)
+}
+
+/// `CLAWRUN_REALTIME_BACKSTOP_MS`, when set: every real-time backstop of a trial takes it
+/// instead of its default (a program run's, [`trial_backstop`]; a browser step's,
+/// `clawrun_browser::BrowserConfig::step_limit`).
+pub fn backstop_override() -> Option<Duration> {
+    static BACKSTOP: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
     *BACKSTOP.get_or_init(|| {
         std::env::var("CLAWRUN_REALTIME_BACKSTOP_MS")
             .ok()
             .and_then(|ms| ms.trim().parse::<u64>().ok())
             .filter(|&ms| ms > 0)
-            .map_or(DEFAULT_DEADLINE, Duration::from_millis)
+            .map(Duration::from_millis)
     })
 }
 

@@ -65,6 +65,16 @@ impl DiskLimits {
     }
 }
 
+/// The browsers' settings: the defaults, with a browser step's real-time limit (a backstop,
+/// like a program run's) set by `CLAWRUN_REALTIME_BACKSTOP_MS` when given.
+fn browser_config() -> clawrun_browser::BrowserConfig {
+    let default = clawrun_browser::BrowserConfig::default();
+    clawrun_browser::BrowserConfig {
+        step_limit: clawrun_sandbox::backstop_override().unwrap_or(default.step_limit),
+        ..default
+    }
+}
+
 /// What every trial of the process shares: the engine and the loaded tools.
 pub struct Harness {
     /// How the sandbox is made.
@@ -87,7 +97,7 @@ impl Harness {
             config,
             sandbox: OnceLock::new(),
             toolbox: Toolbox::new(),
-            browser: clawrun_browser::BrowserPool::default(),
+            browser: clawrun_browser::BrowserPool::new(browser_config()),
         }
     }
 
