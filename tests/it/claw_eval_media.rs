@@ -649,7 +649,7 @@ fn missing_media_is_a_status_and_setup_fetches_it_resumably_verified_by_hash() {
         "{counts}"
     );
 
-    // A third run has nothing to do and asks for no file.
+    // A third run (quiet: the summary only) has nothing to do and asks for no file.
     hub.forget();
     let o = clawrun(
         &[
@@ -659,11 +659,17 @@ fn missing_media_is_a_status_and_setup_fetches_it_resumably_verified_by_hash() {
             suite,
             "--base-url",
             &hub.url,
+            "-q",
         ],
         &[("HF_TOKEN", TOKEN)],
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
     assert!(hub.seen().iter().all(|s| s.target.starts_with(TREE)));
+    assert!(
+        stderr.starts_with("claw-eval-media: fetched 0 of 0 files") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -186,7 +186,7 @@ pub fn main() -> i32 {
         Command::List(args) => list::list_command(args),
         Command::Cassette(args) => cassette::cassette_command(args),
         Command::MockLlm(args) => mock_llm::mock_llm_command(args),
-        Command::Setup(args) => setup::run(args),
+        Command::Setup(args) => setup::run(args, quiet),
         Command::Completions(args) => completions::completions_command(&args),
         Command::Man(args) => completions::man_command(&args),
     };

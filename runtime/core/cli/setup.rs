@@ -37,8 +37,8 @@ enum SetupWhat {
     ClawEvalMedia,
 }
 
-/// Runs `clawrun setup`.
-pub fn run(args: SetupArgs) -> Result<i32> {
+/// Runs `clawrun setup` (`quiet`: `-q`, no progress bar).
+pub fn run(args: SetupArgs, quiet: bool) -> Result<i32> {
     match args.what {
         SetupWhat::Python => {
             if let Some(flag) = args.media.given() {
@@ -58,7 +58,7 @@ pub fn run(args: SetupArgs) -> Result<i32> {
                 )
                 .into());
             }
-            super::setup_media::setup_media(args.media)
+            super::setup_media::setup_media(args.media, quiet)
         }
     }
 }

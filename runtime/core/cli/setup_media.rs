@@ -49,8 +49,9 @@ impl MediaArgs {
 }
 
 /// Runs `clawrun setup claw-eval-media`: 0 when every chosen file is in place, 1 when some
-/// failed (each named), 2 for bad flags or a folder that is not a checkout.
-pub fn setup_media(args: MediaArgs) -> Result<i32> {
+/// failed (each named), 2 for bad flags or a folder that is not a checkout. `quiet` (`-q`):
+/// no bar and no line per file, only the summary and errors.
+pub fn setup_media(args: MediaArgs, quiet: bool) -> Result<i32> {
     let checkout = args.checkout.ok_or_else(|| {
         UsageError(
             "setup claw-eval-media needs --checkout DIR: the Claw-Eval clone (the folder \
@@ -59,17 +60,19 @@ pub fn setup_media(args: MediaArgs) -> Result<i32> {
         )
     })?;
     let source = Source::from_env(args.base_url.as_deref(), Some(&args.revision));
-    eprintln!(
-        "claw-eval-media: listing {DATASET} at {} (revision {}{})",
-        source.endpoint,
-        source.revision,
-        if std::env::var_os(TOKEN_VAR).is_some() {
-            format!(", with the token in {TOKEN_VAR}")
-        } else {
-            String::new()
-        }
-    );
-    let bar = Bar::new();
+    if !quiet {
+        eprintln!(
+            "claw-eval-media: listing {DATASET} at {} (revision {}{})",
+            source.endpoint,
+            source.revision,
+            if std::env::var_os(TOKEN_VAR).is_some() {
+                format!(", with the token in {TOKEN_VAR}")
+            } else {
+                String::new()
+            }
+        );
+    }
+    let bar = Bar::new(quiet);
     let result = claw_eval_media::fetch(&checkout, &source, args.dry_run, &bar);
     bar.bar.finish_and_clear();
     let fetched = match result {
@@ -133,25 +136,34 @@ pub fn setup_media(args: MediaArgs) -> Result<i32> {
     Ok(1)
 }
 
-/// The download drawn on stderr: one bar over the bytes to fetch, a line per file.
+/// The download drawn on stderr: one bar over the bytes to fetch, a line per file (neither
+/// when quiet).
 struct Bar {
     bar: ProgressBar,
+    quiet: bool,
 }
 
 impl Bar {
-    fn new() -> Self {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    fn new(quiet: bool) -> Self {
+        let target = if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let bar = ProgressBar::with_draw_target(None, target);
         if let Ok(style) = ProgressStyle::with_template(
             "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, ETA {eta})",
         ) {
             bar.set_style(style.progress_chars("=> "));
         }
-        Self { bar }
+        Self { bar, quiet }
     }
 
     /// Prints `line` above the bar (or alone when stderr is not a terminal).
     fn line(&self, line: &str) {
-        self.bar.suspend(|| eprintln!("{line}"));
+        if !self.quiet {
+            self.bar.suspend(|| eprintln!("{line}"));
+        }
     }
 }
 
