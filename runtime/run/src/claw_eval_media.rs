@@ -228,7 +228,7 @@ pub struct Fetched {
 pub trait MediaProgress {
     /// The listing's page `page` (from 1) arrived.
     fn listed_page(&self, _page: usize, _files: usize) {}
-    /// The plan is made: `files` files, `bytes` bytes to download.
+    /// The plan is made (its files, [`Plan::bytes`] to download).
     fn planned(&self, _plan: &Plan) {}
     /// A download starts (or resumes, `from` > 0).
     fn started(&self, _wanted: &Wanted, _from: u64) {}
@@ -243,10 +243,6 @@ pub trait MediaProgress {
     /// A file failed (the fetch goes on with the others unless the disk is full).
     fn failed(&self, _wanted: &Wanted, _error: &MediaError) {}
 }
-
-/// Progress that nobody hears.
-pub struct Quiet;
-impl MediaProgress for Quiet {}
 
 /// Why fetching failed, naming the file, URL or folder and what to do.
 #[derive(Debug, thiserror::Error)]
@@ -833,7 +829,7 @@ impl Client<'_> {
                 part: part.clone(),
                 detail,
             };
-            let mut response = match sent {
+            let response = match sent {
                 Ok(r) => r,
                 Err(e) if e.is_connect() => return Err(unreachable(&url, &e)),
                 Err(e) => return Err(interrupted(have, error_chain(&e))),
@@ -848,8 +844,7 @@ impl Client<'_> {
                 remove(target, &part)?;
                 return Err(interrupted(0, "the server answered another range".into()));
             }
-            let response_checked = self.check(response, &url).await?;
-            response = response_checked;
+            let mut response = self.check(response, &url).await?;
             let mut options = OpenOptions::new();
             options.create(true).write(true);
             if resumed {
