@@ -30,6 +30,7 @@ mod browser_recording;
 mod browser_tool;
 mod claw_eval_graders;
 mod claw_eval_grading_cli;
+mod claw_eval_media;
 mod cli_conventions;
 mod cli_exec;
 mod cli_help;

@@ -679,7 +679,8 @@ fn web_tasks_need_the_web_only_when_it_is_off() {
     let text = ok(&o);
     assert!(
         text.contains(
-            "4 tasks: 0 runnable, 0 needs-judge, 0 needs-user-model, 4 needs-web, 0 unsupported"
+            "4 tasks: 0 runnable, 0 needs-judge, 0 needs-user-model, 4 needs-web, 0 \
+             needs-fixtures, 0 unsupported"
         ),
         "{text}"
     );

@@ -347,6 +347,13 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
             skipped.push(Skipped { id, folder, status });
             continue;
         }
+        // A checkout's task without its media: refused before anything runs, naming the files
+        // and the command that fetches them.
+        if let Some(status) = TaskStatus::of_missing_files(&loaded) {
+            skipped.push(Skipped { id, folder, status });
+            continue;
+        }
+        let suite = loaded.suite().clone();
         match TaskEnv::prepare(loaded, plan) {
             Ok(mut env) => {
                 env.disk.bytes = options.disk_quota.unwrap_or(env.disk.bytes);
@@ -354,7 +361,7 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
                 envs.push(env);
             }
             Err(e) if clawrun_sandbox::tools::InstallationError::is(&e) => return Err(e),
-            Err(e) => match TaskStatus::of_setup_error(&e) {
+            Err(e) => match TaskStatus::of_setup_error(&e, &suite) {
                 Some(status) => skipped.push(Skipped { id, folder, status }),
                 None => errors.push(format!("{e:#}")),
             },
@@ -390,7 +397,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     }
     if tasks.is_empty() && !skipped.is_empty() {
         return Err(SetupError::Usage(format!(
-            "nothing to run: every selected task ({}) is unsupported or needs the web (see above)",
+            "nothing to run: every selected task ({}) is unsupported or needs the web or \
+             fixtures (see above)",
             skipped.len()
         ))
         .into());
