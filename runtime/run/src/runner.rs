@@ -318,6 +318,9 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
     let loaded_count = selection.tasks.len();
     // `--limit` takes what this run can score first: no judge or simulated user it lacks.
     let chosen = options.filter.apply_preferring(selection.tasks, |loaded| {
+        if TaskStatus::of_missing_files(loaded).is_some() {
+            return false;
+        }
         match TaskStatus::before_setup(&loaded.task, options.web.mode()) {
             TaskStatus::Runnable => true,
             TaskStatus::NeedsJudge(_) => options.judge.is_some(),
