@@ -2,6 +2,8 @@
 //! 150 us) and a 3-stage `Bash` pipeline (target p50 <= 400 us), each a full tool call: fork
 //! the workspace, instantiate the component, run it, parse its answer. Also printed: each
 //! embedded component's size and the cold start of a fresh sandbox with the compile cache warm.
+//! With native `ffmpeg` installed: `ReadMedia` taking 8 frames of a 720p H.264 clip (made
+//! here), and the media component's one-off compile (an empty cache).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -89,6 +91,69 @@ fn bench_calls(c: &mut Criterion) {
     }
 }
 
+/// `ReadMedia` on 8 frames (fps 1) of a 10 s 1280x720 H.264 clip, and the media component's
+/// first-use compile; skipped without native `ffmpeg` to make the clip.
+fn bench_read_media(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = dir.path().join("clip.mp4");
+    let made = std::process::Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-f", "lavfi", "-i"])
+        .arg("testsrc2=duration=10:size=1280x720:rate=30")
+        .args(["-c:v", "libx264", "-pix_fmt", "yuv420p"])
+        .arg(&clip)
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        println!("read_media: skipped (native ffmpeg is not installed)");
+        return;
+    }
+    let sandbox = &*common::SANDBOX;
+    let toolbox = Toolbox::new();
+    let mut base = Vfs::new();
+    base.create_dir_all("/workspace").unwrap();
+    base.write_file("/workspace/clip.mp4", &std::fs::read(&clip).unwrap())
+        .unwrap();
+    let args = json!({"path": "clip.mp4", "max_frames": 8, "fps": 1});
+    let state = ToolState::default();
+    let env = ToolEnv::default();
+    let call = || {
+        toolbox
+            .call(
+                sandbox,
+                ToolCall {
+                    name: "ReadMedia",
+                    args: &args,
+                    state: &state,
+                },
+                base.fork(),
+                &env,
+            )
+            .unwrap()
+    };
+    let first = call();
+    assert_eq!(first.images.len(), 8, "{}", first.output);
+    println!("read_media 8 frames 720p: fuel {}", first.fuel_used);
+    let mut group = c.benchmark_group("tool");
+    group.sample_size(10);
+    group.bench_function("read_media_8_frames_720p", |b| {
+        b.iter(|| black_box(call().output))
+    });
+    group.finish();
+
+    let empty = tempfile::tempdir().unwrap();
+    let fresh = Sandbox::new(SandboxConfig {
+        cache_dir: Some(empty.path().to_path_buf()),
+        ..SandboxConfig::default()
+    })
+    .unwrap();
+    let started = Instant::now();
+    fresh.load(tools::media_component()).unwrap();
+    println!(
+        "media component ({} MB): first-use compile {:.1} s",
+        tools::media_component().len() >> 20,
+        started.elapsed().as_secs_f64()
+    );
+}
+
 /// A fresh sandbox (new engine, disk cache warm) up to the answer of its first tool call.
 fn bash<'a>(args: &'a serde_json::Value, state: &'a ToolState) -> ToolCall<'a> {
     ToolCall {
@@ -136,13 +201,13 @@ fn cold_start_ms() -> f64 {
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench_calls(&mut c);
+    bench_read_media(&mut c);
     c.final_summary();
     println!("\nembedded components:");
     for name in tools::names() {
-        println!(
-            "  {name:<6} {:>9} bytes",
-            tools::component(name).unwrap().len()
-        );
+        if let Some(wasm) = tools::component(name) {
+            println!("  {name:<9} {:>9} bytes", wasm.len());
+        }
     }
     println!(
         "cold start (new engine, compile cache warm) to first Bash answer: {:.1} ms",

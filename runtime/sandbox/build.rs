@@ -17,6 +17,7 @@ const TOOLS: &[(&str, &str)] = &[
     ("Edit", "edit"),
     ("Glob", "glob"),
     ("Grep", "grep"),
+    ("ReadMedia", "media"),
 ];
 
 /// Folders and files whose changes rebuild the tools.
@@ -34,9 +35,6 @@ const SOURCES: &[&str] = &[
     "media",
     "wit",
 ];
-
-/// Components embedded beside the agent's tools, not (yet) among them: (static name, binary).
-const COMPONENTS: &[(&str, &str)] = &[("MEDIA", "media")];
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
@@ -103,21 +101,5 @@ fn main() {
         .expect("write to string");
     }
     code.push_str("];\n");
-    for (name, bin) in COMPONENTS {
-        let wasm = target_dir
-            .join("wasm32-wasip2/release")
-            .join(format!("{bin}.wasm"));
-        assert!(
-            wasm.exists(),
-            "guest component {} was not built",
-            wasm.display()
-        );
-        writeln!(
-            code,
-            "/// The `{bin}` component of guest_tools.\npub static {name}: &[u8] = include_bytes!({:?});",
-            wasm.display().to_string()
-        )
-        .expect("write to string");
-    }
     std::fs::write(out.join("guest_tools.rs"), code).expect("writing guest_tools.rs");
 }

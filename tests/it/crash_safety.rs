@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use clawrun::report::TrialRecord;
+use clawrun::report::{Status, TrialRecord};
 use clawrun::run::crash::POINTS;
 use serde_json::Value;
 
@@ -30,6 +30,17 @@ fn repo() -> PathBuf {
 
 /// `clawrun run` of [`TASKS`] into `out` on `jobs` workers, with `env` set.
 fn command(out: &Path, jobs: u32, resume: bool, env: &[(&str, &str)]) -> Command {
+    command_with(out, jobs, resume, env, &[])
+}
+
+/// [`command`] with `extra` arguments (a shard).
+fn command_with(
+    out: &Path,
+    jobs: u32,
+    resume: bool,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_clawrun"));
     c.args(["run", "--quiet", "--agent", "oracle", "--seed", "11"])
         .args([
@@ -45,6 +56,7 @@ fn command(out: &Path, jobs: u32, resume: bool, env: &[(&str, &str)]) -> Command
         .arg("--out")
         .arg(out)
         .args(TASKS)
+        .args(extra)
         .env_remove("CLAWRUN_CRASH_AT")
         .env_remove("CLAWRUN_SYNC_LOG")
         .stdout(Stdio::piped())
@@ -103,6 +115,47 @@ fn trials(out: &Path) -> BTreeMap<String, (Value, Vec<u8>)> {
             (key, (value, bytes))
         })
         .collect()
+}
+
+/// The ordering a crash relies on: every record the journal `journal` holds (its complete
+/// lines, `bytes` of it) names trace bytes that `read(pack)` holds whole, of the recorded
+/// blake3 — so no record is ever on disk (or, for `read` giving what was synced, durable)
+/// before its trace. Returns the records checked.
+fn records_name_whole_traces(journal: &[u8], read: impl Fn(&str) -> Vec<u8>, what: &str) -> usize {
+    let complete = journal
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let mut packs: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut n = 0;
+    for line in std::str::from_utf8(&journal[..complete]).unwrap().lines() {
+        let record: TrialRecord = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("{what}: a journal line that is not a record: {e}"));
+        let span = record.trace_span.expect("a pack's span");
+        let pack = packs
+            .entry(record.trace.clone())
+            .or_insert_with(|| read(&record.trace));
+        let bytes = pack
+            .get(span.offset as usize..span.end() as usize)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{what}: the record of {} names bytes {}..{} of {}, which holds {}",
+                    record.key(),
+                    span.offset,
+                    span.end(),
+                    record.trace,
+                    pack.len()
+                )
+            });
+        assert_eq!(
+            clawrun::report::trace_file::trace_hash(bytes),
+            record.trace_hash.clone().unwrap(),
+            "{what}: the record of {} names bytes that are not its trace",
+            record.key()
+        );
+        n += 1;
+    }
+    n
 }
 
 /// `clawrun report --json` of `out` without its wall-clock figures.
@@ -201,6 +254,13 @@ fn a_run_aborted_after_any_write_step_resumes_to_the_uninterrupted_run_byte_for_
             }
             assert_eq!(o.status.code(), None, "{spec}: not an abort:\n{}", text(&o));
             aborted += 1;
+            // What the process left (the kernel's cache): no record before its trace.
+            let journal = std::fs::read(dir.path().join("journal.jsonl")).unwrap_or_default();
+            records_name_whole_traces(
+                &journal,
+                |pack| std::fs::read(dir.path().join(pack)).unwrap(),
+                &spec,
+            );
             resume(dir.path(), 1);
             let what = format!("aborted at {spec}");
             for file in ["journal.jsonl", "traces/0.jsonl"] {
@@ -269,12 +329,16 @@ fn synced(log: &Path) -> BTreeMap<String, u64> {
 fn a_power_loss_keeping_only_what_was_synced_resumes_to_the_uninterrupted_run() {
     let base = baseline(1);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut stopped = 0;
-    for (i, n) in [1u32, 2, 3, 4, 5, 6, 7].into_iter().enumerate() {
+    let (mut stopped, mut durable_records) = (0, 0);
+    // After each batch of journal lines is written, and right after the packs' sync and the
+    // journal's (the last, at the run's end, syncs every line).
+    let specs = (1..=7)
+        .map(|n| format!("journal-written:{n}"))
+        .chain(["packs-synced:1".into(), "journal-synced:1".into()]);
+    for (i, spec) in specs.enumerate() {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("sync.log");
         let out = dir.path().join("run");
-        let spec = format!("journal-written:{n}");
         let o = command(
             &out,
             1,
@@ -292,6 +356,20 @@ fn a_power_loss_keeping_only_what_was_synced_resumes_to_the_uninterrupted_run() 
         }
         stopped += 1;
         let synced = synced(&log);
+        // What was synced is durable in order: every record of the synced journal names
+        // synced trace bytes (the packs' group commit comes first).
+        let journal = std::fs::read(out.join("journal.jsonl")).unwrap();
+        let durable = synced.get("journal.jsonl").copied().unwrap_or(0) as usize;
+        let checked = records_name_whole_traces(
+            &journal[..durable.min(journal.len())],
+            |pack| {
+                let mut bytes = std::fs::read(out.join(pack)).unwrap();
+                bytes.truncate(synced.get(pack).copied().unwrap_or(0) as usize);
+                bytes
+            },
+            &format!("synced at {spec}"),
+        );
+        durable_records += checked;
         // Every file a run appends to keeps at least what was synced, and any part of the rest:
         // cut at a seeded length, and for every other try the unsynced part zeroed in places
         // (as when data blocks never reached the disk but the file's length did).
@@ -322,6 +400,10 @@ fn a_power_loss_keeping_only_what_was_synced_resumes_to_the_uninterrupted_run() 
     assert!(
         stopped >= 3,
         "only {stopped} runs reached their crash point"
+    );
+    assert!(
+        durable_records > 0,
+        "no record was ever synced before a crash"
     );
 }
 
@@ -354,43 +436,89 @@ fn a_second_writer_on_one_run_folder_is_refused_while_the_first_holds_it() {
 }
 
 #[test]
-fn trace_replay_and_report_name_a_damaged_trace_and_use_the_intact_ones() {
-    let dir = baseline(1);
-    let run = dir.path();
-    // Damage one trial's bytes in the pack (the same length: only the hash can tell).
-    let journal = std::fs::read_to_string(run.join("journal.jsonl")).unwrap();
-    let victim: TrialRecord = serde_json::from_str(journal.lines().nth(5).unwrap()).unwrap();
-    let span = victim.trace_span.unwrap();
-    let pack = run.join(&victim.trace);
-    let mut bytes = std::fs::read(&pack).unwrap();
-    let at = (span.offset + span.len / 2) as usize;
-    bytes[at] = if bytes[at] == b'a' { b'b' } else { b'a' };
-    std::fs::write(&pack, bytes).unwrap();
-    let key = victim.key();
-    let total = journal.lines().count();
+fn a_shard_aborted_after_any_write_step_resumes_to_the_uninterrupted_shard() {
+    // A shard's files (its journal, pack, timings) go through the same steps under their own
+    // names.
+    let shard = ["--shard", "1/2"];
+    let base = tempfile::tempdir().unwrap();
+    let o = command_with(base.path(), 1, false, &[], &shard)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let journal = "journal.shard-1-of-2.jsonl";
+    let pack = "traces/shard-1-of-2.0.jsonl";
+    let mut aborted = 0;
+    for point in POINTS {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = format!("{point}:2");
+        let o = command_with(dir.path(), 1, false, &[("CLAWRUN_CRASH_AT", &spec)], &shard)
+            .output()
+            .unwrap();
+        if o.status.success() {
+            continue;
+        }
+        assert_eq!(o.status.code(), None, "{spec}: not an abort:\n{}", text(&o));
+        aborted += 1;
+        records_name_whole_traces(
+            &std::fs::read(dir.path().join(journal)).unwrap_or_default(),
+            |p| std::fs::read(dir.path().join(p)).unwrap(),
+            &spec,
+        );
+        let o = command_with(dir.path(), 1, true, &[], &shard)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{spec}: resume failed:\n{}", text(&o));
+        for file in [journal, pack] {
+            assert!(
+                std::fs::read(dir.path().join(file)).unwrap()
+                    == std::fs::read(base.path().join(file)).unwrap(),
+                "aborted at {spec}: {file} differs from the uninterrupted shard's"
+            );
+        }
+    }
+    assert!(
+        aborted >= 4,
+        "only {aborted} runs reached their crash point"
+    );
+}
 
-    let clawrun = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_clawrun"))
-            .args(args)
+/// `clawrun trace`, `replay`, `report --html` and `judge` of `run`, whose trial `key` (of
+/// `total`) has a damaged trace: each names it and uses the others; `notes` must appear on
+/// the stderr of each (what else was damaged).
+fn readers_name_the_damage_and_use_the_rest(run: &Path, key: &str, total: usize, notes: &[&str]) {
+    // What the readers write goes to a folder of its own.
+    let scratch = tempfile::tempdir().unwrap();
+    let clawrun = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_clawrun"));
+        c.args(args)
             .arg(run)
             .current_dir(repo())
-            .output()
-            .unwrap()
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
     };
-    let trace = clawrun(&["trace"]);
+    let noted = |what: &str, err: &str| {
+        for note in notes {
+            assert!(err.contains(note), "{what}: {note:?} is not named:\n{err}");
+        }
+    };
+    let trace = clawrun(&["trace"], &[]);
     let err = String::from_utf8_lossy(&trace.stderr);
     assert_eq!(trace.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(&format!("reading the trace of {key}"))
-            && err.contains("not the trial's trace"),
-        "{err}"
+        err.contains(&format!("reading the trace of {key}")),
+        "trace: {err}"
     );
+    noted("trace", &err);
     let starts = String::from_utf8_lossy(&trace.stdout)
         .matches("\"trace_start\"")
         .count();
     assert_eq!(starts, total - 1, "the intact traces are printed");
 
-    let replay = clawrun(&["replay", "--suite", "."]);
+    let replay = clawrun(&["replay", "--suite", "."], &[]);
     let out = String::from_utf8_lossy(&replay.stdout);
     assert_eq!(replay.status.code(), Some(1), "{out}");
     assert!(out.contains(&format!("DAMAGED {key}: ")), "{out}");
@@ -402,8 +530,12 @@ fn trace_replay_and_report_name_a_damaged_trace_and_use_the_intact_ones() {
         )),
         "{out}"
     );
+    noted(
+        "replay",
+        &format!("{out}{}", String::from_utf8_lossy(&replay.stderr)),
+    );
 
-    let html = run.join("page.html");
+    let html = scratch.path().join("page.html");
     let report = Command::new(env!("CARGO_BIN_EXE_clawrun"))
         .arg("report")
         .arg(run)
@@ -417,7 +549,124 @@ fn trace_replay_and_report_name_a_damaged_trace_and_use_the_intact_ones() {
         err.contains(&format!("trial {key} is shown without its trace")),
         "{err}"
     );
+    noted("report", &err);
     assert!(html.is_file());
+
+    // Re-judging judges every intact trial (the judge model is never asked here: the bundled
+    // tasks' rubrics are deterministic) and records the damaged one as not judged.
+    let (_rt, server) = crate::mock_model::mock_server_with(
+        "rules:\n  - name: any\n    match: {}\n    reply: {text: '{\"score\": 1.0, \"reasoning\": \"ok\"}'}\n",
+    );
+    let base = format!("{}/v1", server.url());
+    let judged = scratch.path().join("judged");
+    let o = clawrun(
+        &[
+            "judge",
+            "--suite",
+            ".",
+            "--judge",
+            "openai:mock-judge",
+            "--no-probe",
+            "-j",
+            "1",
+            "--out",
+            judged.to_str().unwrap(),
+        ],
+        &[("OPENAI_BASE_URL", base.as_str())],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{key}: ")) && err.contains("not judged"),
+        "judge: {err}"
+    );
+    noted("judge", &err);
+    let records: Vec<TrialRecord> = std::fs::read_to_string(judged.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), total);
+    for r in &records {
+        if r.key() == key {
+            assert_eq!(r.status, Status::InfraError, "{r:?}");
+            assert!(r.verdict.is_none());
+            assert!(
+                r.error.as_deref().unwrap_or("").contains("not judged"),
+                "{r:?}"
+            );
+        } else {
+            assert_eq!(r.status, Status::Scored, "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn trace_replay_report_and_judge_name_a_damaged_trace_and_use_the_intact_ones() {
+    let dir = baseline(1);
+    let run = dir.path();
+    // Damage one trial's bytes in the pack (the same length: only the hash can tell).
+    let journal = std::fs::read_to_string(run.join("journal.jsonl")).unwrap();
+    let victim: TrialRecord = serde_json::from_str(journal.lines().nth(5).unwrap()).unwrap();
+    let span = victim.trace_span.unwrap();
+    let pack = run.join(&victim.trace);
+    let mut bytes = std::fs::read(&pack).unwrap();
+    let at = (span.offset + span.len / 2) as usize;
+    bytes[at] = if bytes[at] == b'a' { b'b' } else { b'a' };
+    std::fs::write(&pack, bytes).unwrap();
+    let total = journal.lines().count();
+    readers_name_the_damage_and_use_the_rest(run, &victim.key(), total, &["not the trial's trace"]);
+}
+
+#[test]
+fn trace_replay_report_and_judge_on_a_torn_tail_use_what_is_intact() {
+    // What a power loss can leave: the journal's last line torn, and the last trace the
+    // whole lines name cut short in its pack.
+    let dir = baseline(1);
+    let run = dir.path();
+    let journal_path = run.join("journal.jsonl");
+    let journal = std::fs::read_to_string(&journal_path).unwrap();
+    let lines: Vec<&str> = journal.lines().collect();
+    let last: TrialRecord = serde_json::from_str(lines[lines.len() - 1]).unwrap();
+    let span = last.trace_span.unwrap();
+    let pack = run.join(&last.trace);
+    let mut bytes = std::fs::read(&pack).unwrap();
+    bytes.truncate((span.offset + span.len / 3) as usize);
+    std::fs::write(&pack, bytes).unwrap();
+    let torn = &lines[0][..lines[0].len() / 2];
+    std::fs::write(&journal_path, format!("{journal}{torn}")).unwrap();
+    let total = lines.len();
+    readers_name_the_damage_and_use_the_rest(
+        run,
+        &last.key(),
+        total,
+        &[&format!("journal.jsonl:{}", total + 1)],
+    );
+
+    // A trial's changes.json cut short (written before its record, never synced): the report
+    // names it and shows the trial without its diff.
+    let changed = TASKS
+        .iter()
+        .flat_map(|t| (0..4).map(move |n| run.join(t).join(n.to_string()).join("changes.json")))
+        .find(|p| p.is_file())
+        .expect("a trial that changed its workspace");
+    let bytes = std::fs::read(&changed).unwrap();
+    std::fs::write(&changed, &bytes[..bytes.len() / 2]).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let report = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+        .arg("report")
+        .arg(run)
+        .arg("--html")
+        .arg(scratch.path().join("page.html"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&report.stderr);
+    assert!(report.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("{}: ", changed.display()))
+            && err.contains("is shown without its workspace changes"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -357,3 +357,68 @@ fn bad_model_config_is_one_line_naming_file_and_field() {
     let r = run_mail(&out, &["--temperature", "0.5"], &[]);
     assert_eq!(r.status.code(), Some(2));
 }
+
+#[test]
+fn limit_takes_the_tasks_a_run_without_a_judge_can_score_first() {
+    // The bundled suite sorts three multi-turn tasks that need a judge first (C01zh, C04zh,
+    // C16en); without --judge, --limit 3 spends the run on three it can score.
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let ran = clawrun(
+        &[
+            "run",
+            "--suite",
+            repo.to_str().unwrap(),
+            "--agent",
+            "oracle",
+            "--trials",
+            "1",
+            "--limit",
+            "3",
+            "--faults",
+            "none",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let mut ids: Vec<String> = journal
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["task_id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            "T002_email_triage",
+            "T004_calendar_scheduling",
+            "T006_email_reply_draft"
+        ]
+    );
+    // `list` keeps the plain order: the first by id, whatever they need.
+    let listed = clawrun(
+        &[
+            "list",
+            "--json",
+            "--suite",
+            repo.to_str().unwrap(),
+            "--limit",
+            "1",
+        ],
+        &[],
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(rows[0]["id"], "C01zh_mortgage_prepay");
+}

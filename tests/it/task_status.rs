@@ -111,7 +111,7 @@ fn write_task(root: &Path, id: &str, yaml: &str) {
 
 /// A checkout in `tmp`: the bundled test tasks e2e_mail and e2e_chat (runnable), a copy of
 /// e2e_chat with an LLM-judged item (needs-judge), the web_real task (needs-web) and the peer
-/// without its fixture (unsupported).
+/// without its fixture (needs-fixtures).
 fn checkout(tmp: &Path) -> PathBuf {
     let root = tmp.join("claw-eval");
     let bundled = repo().join("tests/fixtures/suite/tasks");
@@ -149,11 +149,11 @@ fn text(b: &[u8]) -> String {
 const WEB_REASON: &str = "needs-web: service `web_real` (kind web_real) needs the web: run \
                           with --web live or --web record, or replay a recording with \
                           --web-cassette DIR";
-const FIXTURE_REASON: &str = "unsupported: service `gmail`: its fixture \
+const FIXTURE_REASON: &str = "needs-fixtures: service `gmail`: its fixture \
                               tasks/T001zh_peer/fixtures/gmail/inbox.json (GMAIL_FIXTURES) is not \
                               in the suite";
 const COUNTS: &str = "5 tasks: 2 runnable, 1 needs-judge, 0 needs-user-model, 1 needs-web, 1 \
-                      unsupported (1 missing fixture)";
+                      needs-fixtures, 0 unsupported";
 
 #[test]
 fn list_shows_each_status_the_reasons_and_the_counts() {
@@ -175,7 +175,7 @@ fn list_shows_each_status_the_reasons_and_the_counts() {
         row("T068_web_real_research").contains(" needs-web "),
         "{out}"
     );
-    assert!(row("T001zh_peer").contains(" unsupported "), "{out}");
+    assert!(row("T001zh_peer").contains(" needs-fixtures "), "{out}");
     assert!(
         out.contains(&format!("T068_web_real_research: {WEB_REASON}")),
         "{out}"
@@ -328,7 +328,7 @@ fn run_skips_unsupported_tasks_records_them_and_scores_the_others() {
     assert_eq!(
         listed,
         [
-            ("T001zh_peer", "tasks/T001zh_peer", "unsupported"),
+            ("T001zh_peer", "tasks/T001zh_peer", "needs-fixtures"),
             (
                 "T068_web_real_research",
                 "tasks/T068_web_real_research",
@@ -344,7 +344,7 @@ fn run_skips_unsupported_tasks_records_them_and_scores_the_others() {
     // The report's header says so.
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
-        md.contains("2 task(s) skipped (unsupported or needing the web)"),
+        md.contains("2 task(s) skipped (unsupported, or needing the web or fixtures)"),
         "{md}"
     );
 
@@ -402,7 +402,10 @@ judge_rubric: \"\"
     );
     assert_eq!(
         out.lines().last(),
-        Some("1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 needs-web, 0 unsupported"),
+        Some(
+            "1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 needs-web, 0 \
+             needs-fixtures, 0 unsupported"
+        ),
         "{out}"
     );
     // A warning like any other: --strict fails it.

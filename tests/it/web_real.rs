@@ -679,7 +679,8 @@ fn web_tasks_need_the_web_only_when_it_is_off() {
     let text = ok(&o);
     assert!(
         text.contains(
-            "4 tasks: 0 runnable, 0 needs-judge, 0 needs-user-model, 4 needs-web, 0 unsupported"
+            "4 tasks: 0 runnable, 0 needs-judge, 0 needs-user-model, 4 needs-web, 0 \
+             needs-fixtures, 0 unsupported"
         ),
         "{text}"
     );
@@ -768,5 +769,104 @@ fn curl_of_a_page_over_the_web_s_body_limit_says_it_was_cut_and_fails_with_63() 
             text.contains("exit 63\n10485760\nplain data\nexit 0"),
             "{text}"
         );
+    }
+}
+
+#[test]
+fn a_recording_stopped_by_a_power_loss_resumes_to_a_cassette_its_trials_replay_from() {
+    // The page changes with every request, as the live web may: a trial's record must never
+    // be on disk while what it read from the web can still be lost from the cassette.
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let tmp = tempfile::tempdir().unwrap();
+    let editions = Arc::new(AtomicU64::new(0));
+    let e = Arc::clone(&editions);
+    let server = Server::start(move |_, _| {
+        Page::ok(
+            "text/plain",
+            format!("edition {}\n", e.fetch_add(1, Ordering::SeqCst)),
+        )
+    });
+    let steps = format!(
+        "    - call: Bash\n      args: {{command: \"curl -s {}/news\"}}\n",
+        server.base()
+    );
+    let suite = tmp.path().join("suite");
+    let dir = suite.join("tasks/web_news");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("task.yaml"),
+        task("web_news", "web_real", "", &steps),
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let log = tmp.path().join("sync.log");
+    let allow = format!("127.0.0.1:{}", server.port());
+    let record = |env: &[(&str, &str)], resume: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_clawrun"));
+        c.args(["run", "web_news", "--agent", "oracle", "--report", "none"])
+            .args(["--faults", "none", "--trials", "3", "-j", "1", "--suite"])
+            .arg(&suite)
+            .arg("--out")
+            .arg(&run)
+            .args(["--web", "record", "--web-allow", &allow])
+            .env_remove("CLAWRUN_CRASH_AT")
+            .env_remove("CLAWRUN_SYNC_LOG")
+            .env_remove("RUST_LOG");
+        if resume {
+            c.arg("--resume");
+        }
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    // Stopped right after its first journal lines were written (not yet synced).
+    let o = record(
+        &[
+            ("CLAWRUN_CRASH_AT", "journal-written:1"),
+            ("CLAWRUN_SYNC_LOG", log.to_str().unwrap()),
+        ],
+        false,
+    );
+    assert_eq!(o.status.code(), None, "not an abort: {}", ok(&o));
+    // The power loss keeps the journal line (the worst case) and of the cassette's index only
+    // what was synced.
+    let synced = std::fs::read_to_string(&log).unwrap_or_default();
+    let kept: u64 = synced
+        .lines()
+        .filter_map(|l| l.strip_prefix("web/index.jsonl "))
+        .map(|n| n.parse::<u64>().unwrap())
+        .max()
+        .unwrap_or(0);
+    let index = run.join("web/index.jsonl");
+    let mut bytes = std::fs::read(&index).unwrap();
+    assert!(
+        std::fs::read_to_string(run.join("journal.jsonl"))
+            .unwrap()
+            .lines()
+            .count()
+            >= 1
+    );
+    bytes.truncate(kept as usize);
+    std::fs::write(&index, bytes).unwrap();
+    // The next edition is what a re-recording would get: the resumed trials must not see it.
+    ok(&record(&[], true));
+    drop(server);
+    let replay = clawrun(&[
+        "replay",
+        run.to_str().unwrap(),
+        "--suite",
+        suite.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        out.contains("3 trials replayed, 3 identical, 0 diverged"),
+        "{out}\n{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    for trial in 0..3 {
+        let results = results(&trace(&run, "web_news", trial));
+        assert_eq!(results[0].1, "edition 0\n", "trial {trial}");
     }
 }

@@ -43,7 +43,8 @@ pub enum OutputMode {
     Count,
 }
 
-/// Arguments of `Grep`, named as Claude Code names them.
+/// Arguments of `Grep`, named as Claude Code names them (`-i`, `-A`, ...) or as Claw-Eval's
+/// sandbox does (`case_insensitive`, `after_context`, ...).
 #[derive(Debug, Deserialize)]
 pub struct GrepArgs {
     /// The regular expression.
@@ -59,19 +60,39 @@ pub struct GrepArgs {
     #[serde(default)]
     pub output_mode: Option<OutputMode>,
     /// Case-insensitive matching.
-    #[serde(rename = "-i", default, deserialize_with = "lenient::opt_bool")]
+    #[serde(
+        rename = "-i",
+        alias = "case_insensitive",
+        default,
+        deserialize_with = "lenient::opt_bool"
+    )]
     pub case_insensitive: Option<bool>,
     /// Show line numbers in `content` mode (default true).
     #[serde(rename = "-n", default, deserialize_with = "lenient::opt_bool")]
     pub line_numbers: Option<bool>,
     /// Lines of context after each match (`content` mode).
-    #[serde(rename = "-A", default, deserialize_with = "lenient::opt_usize")]
+    #[serde(
+        rename = "-A",
+        alias = "after_context",
+        default,
+        deserialize_with = "lenient::opt_usize"
+    )]
     pub after: Option<usize>,
     /// Lines of context before each match (`content` mode).
-    #[serde(rename = "-B", default, deserialize_with = "lenient::opt_usize")]
+    #[serde(
+        rename = "-B",
+        alias = "before_context",
+        default,
+        deserialize_with = "lenient::opt_usize"
+    )]
     pub before: Option<usize>,
     /// Lines of context before and after each match (`content` mode).
-    #[serde(rename = "-C", default, deserialize_with = "lenient::opt_usize")]
+    #[serde(
+        rename = "-C",
+        alias = "context_lines",
+        default,
+        deserialize_with = "lenient::opt_usize"
+    )]
     pub context: Option<usize>,
     /// Keep only the first N output lines / entries.
     #[serde(default, deserialize_with = "lenient::opt_usize")]

@@ -391,3 +391,33 @@ fn long_lines_are_clipped_in_content_mode() {
         "{output}"
     );
 }
+
+#[test]
+fn claw_eval_argument_names_mean_the_flags() {
+    // Claw-Eval's sandbox schema names the flags in words; each means its Claude Code flag.
+    let dir = fixture();
+    assert_eq!(
+        out(
+            dir.path(),
+            json!({"pattern": "HELLO", "case_insensitive": true})
+        ),
+        out(dir.path(), json!({"pattern": "HELLO", "-i": true})),
+    );
+    for (word, flag) in [
+        ("context_lines", "-C"),
+        ("after_context", "-A"),
+        ("before_context", "-B"),
+    ] {
+        let args = |key: &str| json!({"pattern": "seven", "output_mode": "content", "path": "notes.txt", key: 1});
+        let by_word = out(dir.path(), args(word));
+        assert_eq!(by_word, out(dir.path(), args(flag)), "{word}");
+        assert_ne!(
+            by_word,
+            out(
+                dir.path(),
+                json!({"pattern": "seven", "output_mode": "content", "path": "notes.txt"})
+            ),
+            "{word} changes nothing"
+        );
+    }
+}

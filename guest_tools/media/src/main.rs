@@ -33,7 +33,7 @@ fn main() {
 #[cfg(target_family = "wasm")]
 fn readmedia_cli(request: &str, cwd: &str) -> clawrun_tool_media::commands::Ran {
     use clawrun_tool_media::pyjson::Json;
-    use clawrun_tool_media::readmedia::{Args, run};
+    use clawrun_tool_media::readmedia::{Answer, Args, Keep, run};
 
     let mut ran = clawrun_tool_media::commands::Ran::default();
     let args: Args = match serde_json::from_str(request) {
@@ -45,8 +45,8 @@ fn readmedia_cli(request: &str, cwd: &str) -> clawrun_tool_media::commands::Ran 
         }
     };
     let path = clawrun_tool_media::commands::resolve(cwd, &args.path);
-    match run::answer(&args, &path, run::Keep::Png) {
-        Ok(run::Answer { mut body, images }) => {
+    match run::answer(&args, &path, Keep::Png) {
+        Ok(Answer { mut body, images }) => {
             for (key, value) in &mut body {
                 if let (true, Json::List(frames)) = (key == "frames", value) {
                     for (frame, png) in frames.iter_mut().zip(&images) {

@@ -37,7 +37,9 @@ pub enum BrowserError {
         message: String,
     },
     /// The page did not get through a step within the real-time limit: a script that never
-    /// yields (an endless loop), or a machine far too busy.
+    /// yields (an endless loop), or a machine far too busy. Not a page error: which of the two
+    /// it was depends on the machine, so a caller must not show it as the page's result (a
+    /// trial ends as an infrastructure error).
     #[error(
         "the page did not finish {step} within {} s of real time (a script that never yields, \
          such as an endless loop?)",
@@ -74,12 +76,13 @@ pub enum BrowserError {
 }
 
 impl BrowserError {
-    /// Whether the error is the page's or the request's (the model's to fix), not the browser's.
+    /// Whether the error is the page's or the request's (the model's to fix), not the browser's
+    /// nor the machine's: the same page and request give it on every machine. A step that
+    /// passed the real-time limit ([`BrowserError::PageHung`]) is not one.
     pub fn is_page_error(&self) -> bool {
         matches!(
             self,
-            BrowserError::PageHung { .. }
-                | BrowserError::PageCrashed { .. }
+            BrowserError::PageCrashed { .. }
                 | BrowserError::Navigation { .. }
                 | BrowserError::Invalid(_)
         )

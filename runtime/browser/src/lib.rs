@@ -134,8 +134,9 @@ impl Browser {
     }
 
     /// Opens `request.url` in a fresh context over `files` and takes its frames. A page's own
-    /// failure (refused, hung, crashed) is an `Err` for which
-    /// [`BrowserError::is_page_error`] holds; the browser stays usable after it.
+    /// failure (refused, crashed) is an `Err` for which [`BrowserError::is_page_error`] holds;
+    /// a step past the real-time limit is [`BrowserError::PageHung`]; the browser stays
+    /// usable after either (restarted when a page hung or crashed).
     pub fn capture(&self, files: &Vfs, request: &Capture) -> Result<Captured, BrowserError> {
         self.capture_with_web(files, None, request)
     }

@@ -170,7 +170,9 @@ fn a_page_that_never_yields_is_an_error_and_the_browser_recovers() {
     )
     .unwrap_err();
     assert!(matches!(err, BrowserError::PageHung { .. }), "{err}");
-    assert!(err.is_page_error());
+    // A real-time limit: whether a page hangs or a machine is busy cannot be told apart, so
+    // it is never shown as the page's result.
+    assert!(!err.is_page_error());
     let got = browser
         .capture(
             &vfs,

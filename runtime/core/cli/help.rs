@@ -20,6 +20,8 @@ pub const PARALLEL: &str = "Parallelism";
 pub const SEARCH: &str = "Search";
 /// How the tools are served (`mcp`).
 pub const SERVING: &str = "Serving";
+/// Where `setup claw-eval-media` fetches from and into.
+pub const MEDIA: &str = "Claw-Eval media";
 /// The flags every command takes.
 pub const GLOBAL: &str = "Global options";
 
@@ -133,7 +135,12 @@ Examples:
 /// `clawrun setup`'s examples.
 pub const SETUP: &str = "\
 Examples:
-  clawrun setup python";
+  clawrun setup python
+  # the videos and PDFs a Claw-Eval clone lacks, from its Hugging Face dataset
+  clawrun setup claw-eval-media --checkout ../claw-eval
+  # what would be fetched, and from a mirror of the Hub (or set HF_ENDPOINT)
+  clawrun setup claw-eval-media --checkout ../claw-eval --dry-run
+  clawrun setup claw-eval-media --checkout . --base-url https://hf-mirror.com";
 
 /// `clawrun completions`'s examples.
 pub const COMPLETIONS: &str = "\

@@ -139,8 +139,24 @@ pub fn judge_command(args: JudgeArgs, quiet: bool) -> Result<i32> {
             result.without_files
         ));
     }
+    for damaged in &result.damaged {
+        error_line(format_args!(
+            "clawrun: warning: {damaged}: not judged (recorded as an infrastructure error)"
+        ));
+    }
     if result.interrupted {
         return Ok(130);
+    }
+    if !result.damaged.is_empty() {
+        error_line(format_args!(
+            "clawrun: {} trial(s) of {} have a damaged or missing trace and were not judged; the \
+             others were (exit status 1; `clawrun run --resume --out {}` with the run's options \
+             runs them again, then judge again with --force)",
+            result.damaged.len(),
+            args.run.display(),
+            args.run.display()
+        ));
+        return Ok(1);
     }
     if result.failed_calls > 0 {
         error_line(format_args!(

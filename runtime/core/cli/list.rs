@@ -108,7 +108,12 @@ pub fn list_command(args: ListArgs) -> Result<i32> {
             t.group.as_str(),
             t.category.as_deref().unwrap_or("-"),
             t.services.len(),
-            t.tools.len() + t.system_tools.len(),
+            // A sandbox tool the task defines itself is offered once.
+            t.tools.len()
+                + t.system_tools
+                    .iter()
+                    .filter(|s| !t.tools.iter().any(|x| x.name == s.name()))
+                    .count(),
             if t.oracle.is_some() { "yes" } else { "no" },
             status.label(),
             t.services

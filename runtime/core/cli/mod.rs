@@ -22,6 +22,7 @@ mod report_html;
 mod run;
 mod services;
 mod setup;
+mod setup_media;
 mod size;
 mod tool;
 mod trace;
@@ -56,8 +57,8 @@ enum Command {
     /// Run a WASI program (component or wasip1 module) over an in-memory copy of host folders.
     #[command(after_help = help::EXEC)]
     Exec(exec::ExecArgs),
-    /// Run one agent tool (Bash, Read, Write, Edit, Glob, Grep) on a workspace and print what
-    /// the model would see.
+    /// Run one agent tool (Bash, Read, Write, Edit, Glob, Grep, ReadMedia, Download) on a
+    /// workspace and print what the model would see.
     #[command(after_help = help::TOOL)]
     Tool(tool::ToolArgs),
     /// Serve a task's mock services on loopback (its task.yaml ports, or shifted with
@@ -106,7 +107,8 @@ enum Command {
     /// Serve a scripted mock LLM (OpenAI and Anthropic protocols) on loopback.
     #[command(after_help = help::MOCK_LLM)]
     MockLlm(mock_llm::MockLlmArgs),
-    /// Get and precompile what the sandbox runs besides the tools (`setup python`).
+    /// Get what runs need besides clawrun: the sandbox's Python (`setup python`), a Claw-Eval
+    /// checkout's media (`setup claw-eval-media`).
     #[command(after_help = help::SETUP)]
     Setup(setup::SetupArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -184,7 +186,7 @@ pub fn main() -> i32 {
         Command::List(args) => list::list_command(args),
         Command::Cassette(args) => cassette::cassette_command(args),
         Command::MockLlm(args) => mock_llm::mock_llm_command(args),
-        Command::Setup(args) => setup::run(args),
+        Command::Setup(args) => setup::run(args, quiet),
         Command::Completions(args) => completions::completions_command(&args),
         Command::Man(args) => completions::man_command(&args),
     };

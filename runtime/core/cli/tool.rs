@@ -16,7 +16,7 @@ use clawrun_trial::setup::DiskLimits;
 /// Arguments of `clawrun tool`.
 #[derive(Debug, clap::Args)]
 pub struct ToolArgs {
-    /// The tool: Bash, Read, Write, Edit, Glob or Grep.
+    /// The tool: Bash, Read, Write, Edit, Glob, Grep, ReadMedia or Download.
     name: String,
     /// The tool's arguments as the model would send them, a JSON object.
     json_args: String,
@@ -43,7 +43,7 @@ pub struct ToolArgs {
 
 /// Runs `clawrun tool`: 0 when the tool succeeded, 1 when it reported a tool error.
 pub fn run(args: ToolArgs) -> Result<i32> {
-    if tools::component(&args.name).is_none() {
+    if !tools::is_tool(&args.name) {
         let known: Vec<&str> = tools::names().collect();
         return Err(UsageError(format!(
             "unknown tool '{}'; the tools are {}",

@@ -259,16 +259,26 @@ impl Agent for ExternalAgent {
         }
         let next = match self.deadline {
             Some(deadline) => {
-                match tokio::time::timeout_at(deadline.into(), self.rx.recv()).await {
+                // Past the deadline, a request already waiting is not taken either: a client
+                // that never pauses between calls still meets the task's time (tokio's
+                // timeout takes a ready future before it looks at the clock).
+                let waited = if Instant::now() >= deadline {
+                    Err(())
+                } else {
+                    tokio::time::timeout_at(deadline.into(), self.rx.recv())
+                        .await
+                        .map_err(|_| ())
+                };
+                match waited {
                     Ok(next) => next,
-                    Err(_) if self.needs_client && !self.connected.load(Ordering::SeqCst) => {
+                    Err(()) if self.needs_client && !self.connected.load(Ordering::SeqCst) => {
                         return Err(AgentError::Infra(
                             "no MCP client connected within the task's time \
                              (environment.timeout_seconds): nothing was measured"
                                 .into(),
                         ));
                     }
-                    Err(_) => {
+                    Err(()) => {
                         return Err(AgentError::TimedOut(format!(
                             "{} did not finish within the task's time",
                             self.name
@@ -377,5 +387,33 @@ mod tests {
             .block_on(agent.step(&conversation(Vec::new())))
             .unwrap_err();
         assert!(matches!(e, AgentError::TimedOut(_)), "{e}");
+    }
+
+    #[test]
+    fn a_call_waiting_when_the_deadline_has_passed_is_not_taken() {
+        // The task's time is an external agent's wall-clock limit: a client that sends its
+        // calls back to back, so that one is always waiting, meets it too.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let ledger = Arc::new(Mutex::new(ModelLedger::default()));
+        let deadline = Instant::now();
+        let (mut agent, handle) = ExternalAgent::new("mcp".into(), Some(deadline), ledger);
+        rt.block_on(async {
+            let caller = tokio::spawn(async move {
+                handle
+                    .call("Read".into(), serde_json::json!({"p": 1}))
+                    .await
+            });
+            // The call is queued before the agent's turn asks for it.
+            while agent.rx.is_empty() {
+                tokio::task::yield_now().await;
+            }
+            let e = agent.step(&conversation(Vec::new())).await.unwrap_err();
+            assert!(matches!(e, AgentError::TimedOut(_)), "{e}");
+            drop(agent);
+            assert_eq!(caller.await.unwrap(), None, "the call is never served");
+        });
     }
 }

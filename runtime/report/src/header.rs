@@ -57,7 +57,7 @@ impl RunHeader {
         }
         if let Some(n) = m["skipped"].as_array().map(Vec::len).filter(|n| *n > 0) {
             parts.push(format!(
-                "{n} task(s) skipped (unsupported or needing the web)"
+                "{n} task(s) skipped (unsupported, or needing the web or fixtures)"
             ));
         }
         let shards: Vec<String> = manifests

@@ -10,7 +10,8 @@
 //! not records (a power loss zeroed unsynced bytes) are skipped with a warning, and
 //! [`Journal::open`] moves them to [`damaged_path`]. The trace packs the lines name are synced
 //! first ([`Journal::sync_first`]), and each record keeps its trace's blake3, so a line whose
-//! trace did not reach the disk is found out on resume (see [`super::resume`]).
+//! trace did not reach the disk is found out on resume (see [`super::resume`]). A web cassette
+//! being recorded is synced before lines are even written (`runner.rs`).
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};

@@ -2,6 +2,8 @@
 //! journal synced in groups, traces in one pack per worker, `--resume`, `--shard`, and the report at the end.
 //!
 //! - [`agent_spec`]: `--agent` and how an agent is built per trial.
+//! - [`claw_eval_media`]: `clawrun setup claw-eval-media`: a checkout's files that Claw-Eval
+//!   keeps in its Hugging Face dataset, downloaded (resumable, verified by hash).
 //! - [`completeness`]: whether a run folder holds every trial (each shard) it was asked for.
 //! - [`crash`]: the crash-safety tests' hooks (crash points, a log of syncs).
 //! - [`journal`]: `journal.jsonl`: what a crash damaged is named, set aside, run again.
@@ -14,7 +16,7 @@
 //! - [`selection`]: `--limit`, `--tags`, `--category`, `--group`, `--exclude`.
 //! - [`shard`]: the deterministic (task, trial) split.
 //! - [`status`]: what a task needs to run (runnable, needs-judge, needs-user-model,
-//!   unsupported), from the task alone.
+//!   needs-web, needs-fixtures, unsupported), from the task alone.
 //! - [`runner`]: the pool of workers, the journal writer, records.
 //! - [`progress`]: what a run tells whoever watches it (the CLI's bar and notices).
 //! - [`interrupt`]: Ctrl-C: finish the trials in flight, then stop.
@@ -25,6 +27,7 @@
 #![deny(missing_docs)]
 
 pub mod agent_spec;
+pub mod claw_eval_media;
 pub mod completeness;
 pub mod crash;
 pub mod interrupt;

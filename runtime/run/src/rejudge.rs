@@ -67,6 +67,9 @@ pub struct RejudgeResult {
     pub failed_calls: usize,
     /// `llm_judge` items left unjudged because they show files the trace does not keep.
     pub without_files: usize,
+    /// Scored trials whose trace could not be read (`TASK/N: why`): recorded as
+    /// infrastructure errors, not judged.
+    pub damaged: Vec<String>,
     /// Whether Ctrl-C stopped it early.
     pub interrupted: bool,
 }
@@ -104,6 +107,8 @@ struct Rejudged {
     failed_calls: usize,
     /// Its file-showing `llm_judge` items.
     without_files: usize,
+    /// Why its trace could not be read, when it could not (it was not judged).
+    damaged: Option<String>,
 }
 
 /// What every worker shares.
@@ -203,6 +208,7 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
         judged: 0,
         failed_calls: 0,
         without_files: 0,
+        damaged: Vec::new(),
         interrupted: false,
     };
     let mut first_error = None;
@@ -237,10 +243,14 @@ pub fn rejudge(options: &RejudgeOptions) -> Result<RejudgeResult> {
                         tally.passed +=
                             usize::from(r.record.verdict.as_ref().is_some_and(|v| v.scores.passed));
                         options.progress.advance(&tally);
+                    } else if r.damaged.is_some() {
+                        tally.errors += 1;
+                        options.progress.advance(&tally);
                     }
                     result.judged += usize::from(r.judged);
                     result.failed_calls += r.failed_calls;
                     result.without_files += r.without_files;
+                    result.damaged.extend(r.damaged);
                     result.records.push(r.record);
                     if let Some(reason) = watched.iter().find_map(LlmClient::unreachable) {
                         stop.store(true, Ordering::SeqCst);
@@ -284,6 +294,7 @@ fn rejudge_one(
             judged: false,
             failed_calls: 0,
             without_files: 0,
+            damaged: None,
         });
     };
     let key = record.key();
@@ -291,33 +302,30 @@ fn rejudge_one(
         anyhow!("{key}: the task is not loaded (a bug: every scored trial's task is)")
     })?;
     let path = o.source.join(record.trace_location());
-    let bytes = record.trace_bytes(&o.source).map_err(|e| {
-        SetupError::Usage(format!(
-            "{}: the trace of trial {key} cannot be read ({e}): re-judging needs every scored \
-             trial's trace (hint: `clawrun run --resume --out {}` with the run's options runs \
-             it again)",
-            path.display(),
-            o.source.display()
-        ))
-    })?;
-    let events = read_trace(bytes.as_slice())
-        .map_err(|e| SetupError::Usage(format!("{}: {e}", path.display())))?;
-    match events.first().map(|e| &e.kind) {
-        Some(EventKind::TraceStart {
-            task_id,
-            trial,
-            seed,
-            ..
-        }) if *task_id == record.task_id && *trial == record.trial && *seed == record.seed => {}
-        _ => {
-            return Err(SetupError::Usage(format!(
-                "{}: not the trace of trial {key} with seed {} (its trace_start differs)",
-                path.display(),
-                record.seed
-            ))
-            .into());
+    let events = match recorded_events(&o.source, record) {
+        Ok(events) => events,
+        // A damaged or missing trace (a crash, a folder copied in part): this trial cannot be
+        // judged; the others are. Its record says why and stays out of every score.
+        Err(why) => {
+            let why = format!("{}: {why}", path.display());
+            return Ok(Rejudged {
+                record: TrialRecord {
+                    status: Status::InfraError,
+                    verdict: None,
+                    error: Some(format!(
+                        "not judged: the trace cannot be read ({why}); `clawrun run --resume \
+                         --out {}` with the run's options runs the trial again, then judge again",
+                        o.source.display()
+                    )),
+                    ..record.clone()
+                },
+                judged: false,
+                failed_calls: 0,
+                without_files: 0,
+                damaged: Some(format!("{key}: {why}")),
+            });
         }
-    }
+    };
     let evidence = evidence_from_trace(&events, &task.task.prompt.text)
         .map_err(|e| SetupError::Usage(format!("{}: {e}", path.display())))?;
     // The judge's cached answers are keyed by the trial seed, as in the run.
@@ -350,7 +358,33 @@ fn rejudge_one(
         judged: true,
         failed_calls: log.calls.iter().filter(|c| c.error.is_some()).count(),
         without_files: file_items(&task.task),
+        damaged: None,
     })
+}
+
+/// The events of `record`'s trace in run folder `source`, checked to be that trial's (its
+/// recorded blake3, else its `trace_start`); why not, for people.
+fn recorded_events(
+    source: &Path,
+    record: &TrialRecord,
+) -> std::result::Result<Vec<clawrun_agents::trace::Event>, String> {
+    let bytes = record.trace_bytes(source).map_err(|e| e.to_string())?;
+    let events = read_trace(bytes.as_slice()).map_err(|e| e.to_string())?;
+    match events.first().map(|e| &e.kind) {
+        Some(EventKind::TraceStart {
+            task_id,
+            trial,
+            seed,
+            ..
+        }) if *task_id == record.task_id && *trial == record.trial && *seed == record.seed => {
+            Ok(events)
+        }
+        _ => Err(format!(
+            "not the trace of trial {} with seed {} (its trace_start differs)",
+            record.key(),
+            record.seed
+        )),
+    }
 }
 
 /// The first 12 characters of a hash (a journal's text: cut at a character).

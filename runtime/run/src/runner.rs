@@ -316,7 +316,20 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
     let selection = suite.load_selection(&selected);
     let mut errors: Vec<String> = selection.errors.iter().map(|e| e.to_string()).collect();
     let loaded_count = selection.tasks.len();
-    let chosen = options.filter.apply(selection.tasks);
+    // `--limit` takes what this run can score first: no judge or simulated user it lacks.
+    let chosen = options.filter.apply_preferring(selection.tasks, |loaded| {
+        if TaskStatus::of_missing_files(loaded).is_some() {
+            return false;
+        }
+        match TaskStatus::before_setup(&loaded.task, options.web.mode()) {
+            TaskStatus::Runnable => true,
+            TaskStatus::NeedsJudge(_) => options.judge.is_some(),
+            TaskStatus::NeedsUserModel { also_judge } => {
+                options.user_model.is_some() && (options.judge.is_some() || !also_judge)
+            }
+            TaskStatus::Unsupported { .. } => false,
+        }
+    });
     if chosen.is_empty() && loaded_count > 0 && !options.filter.is_empty() {
         return Err(SetupError::Usage(format!(
             "no task of {} is selected by {} (`clawrun list` with the same filters shows the selection)",
@@ -337,6 +350,13 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
             skipped.push(Skipped { id, folder, status });
             continue;
         }
+        // A checkout's task without its media: refused before anything runs, naming the files
+        // and the command that fetches them.
+        if let Some(status) = TaskStatus::of_missing_files(&loaded) {
+            skipped.push(Skipped { id, folder, status });
+            continue;
+        }
+        let suite = loaded.suite().clone();
         match TaskEnv::prepare(loaded, plan) {
             Ok(mut env) => {
                 env.disk.bytes = options.disk_quota.unwrap_or(env.disk.bytes);
@@ -344,7 +364,7 @@ pub fn prepare_selection(options: &RunOptions, plan: Option<&FaultPlan>) -> Resu
                 envs.push(env);
             }
             Err(e) if clawrun_sandbox::tools::InstallationError::is(&e) => return Err(e),
-            Err(e) => match TaskStatus::of_setup_error(&e) {
+            Err(e) => match TaskStatus::of_setup_error(&e, &suite) {
                 Some(status) => skipped.push(Skipped { id, folder, status }),
                 None => errors.push(format!("{e:#}")),
             },
@@ -380,7 +400,8 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
     }
     if tasks.is_empty() && !skipped.is_empty() {
         return Err(SetupError::Usage(format!(
-            "nothing to run: every selected task ({}) is unsupported or needs the web (see above)",
+            "nothing to run: every selected task ({}) is unsupported or needs the web or \
+             fixtures (see above)",
             skipped.len()
         ))
         .into());
@@ -493,8 +514,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
         recorded: None,
     };
     let jobs = options.jobs.max(1).min(pending.len().max(1));
-    // One trace pack per worker (unless --traces files), cut back to what the journal names;
-    // the journal syncs them before its lines.
+    // One trace pack per worker (unless --traces files), cut back to what the journal names.
     let mut writers = Vec::with_capacity(jobs);
     for worker in 0..jobs {
         writers.push(PackWriter::open(
@@ -505,6 +525,7 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
             |pack| resume.pack_keep(pack),
         )?);
     }
+    // The journal syncs them before its lines.
     let mut journal = journal;
     journal.sync_first(writers.iter().filter_map(PackWriter::pack_file).collect());
     let mut ran = 0usize;
@@ -629,6 +650,19 @@ pub fn run(options: &RunOptions) -> Result<RunResult> {
                         }
                     }
                 }
+            }
+            // A web cassette being recorded is synced before any line naming a trial that
+            // read it is written: unlike a trace, whose record keeps its hash and whose trial
+            // runs again when it is lost, nothing would tell a finished trial whose answers a
+            // power loss took from the cassette (its replay would find them missing).
+            if let Some(cassette) = web.cassette()
+                && let Some(len) = cassette.sync_appended()?
+            {
+                super::crash::synced(
+                    &options.out,
+                    &cassette.dir().join(clawrun_web::cassette::INDEX),
+                    len,
+                );
             }
             journal.append_lines(&lines)?;
             timings.flush()?;

@@ -8,7 +8,8 @@ use globset::{Glob, GlobMatcher};
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "clap", derive(clap::Args))]
 pub struct TaskFilter {
-    /// Only the first N tasks (after sorting by id and the other filters).
+    /// Only N tasks: the first by id after the other filters, those `run` can score without a
+    /// judge or simulated user it lacks first.
     #[cfg_attr(feature = "clap", arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..)))]
     pub limit: Option<u64>,
     /// Only tasks having any of these tags (comma-separated).
@@ -96,15 +97,28 @@ impl TaskFilter {
     }
 
     /// The tasks passing the filters, sorted by id, the first `--limit` of them.
-    pub fn apply(&self, mut tasks: Vec<LoadedTask>) -> Vec<LoadedTask> {
+    pub fn apply(&self, tasks: Vec<LoadedTask>) -> Vec<LoadedTask> {
+        self.apply_preferring(tasks, |_| true)
+    }
+
+    /// [`Self::apply`], `--limit` taking the tasks `scorable` admits before the others (each
+    /// kind in id order): a run without a judge spends its few tasks on what it can score.
+    /// The result is sorted by id.
+    pub fn apply_preferring(
+        &self,
+        mut tasks: Vec<LoadedTask>,
+        scorable: impl Fn(&LoadedTask) -> bool,
+    ) -> Vec<LoadedTask> {
+        tasks.retain(|t| self.admits(t));
         tasks.sort_by(|a, b| a.task.task_id.cmp(&b.task.task_id));
-        let limit = self
-            .limit
-            .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        let Some(limit) = self.limit else {
+            return tasks;
+        };
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        // A stable sort: scorable tasks first, each kind still in id order.
+        tasks.sort_by_key(|t| !scorable(t));
+        tasks.truncate(limit);
+        tasks.sort_by(|a, b| a.task.task_id.cmp(&b.task.task_id));
         tasks
-            .into_iter()
-            .filter(|t| self.admits(t))
-            .take(limit)
-            .collect()
     }
 }

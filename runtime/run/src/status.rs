@@ -1,10 +1,11 @@
 //! What a task needs to run, from the task alone (no trial): `runnable` (offline, nothing
 //! missing), `needs-judge` (weighted rubric items only an LLM judge scores),
 //! `needs-user-model` (a simulated user without a script), `needs-web: REASON` (a `web_real`
-//! service in a run whose web is off) or `unsupported: REASON` (a service kind clawrun does not
-//! implement, or a service fixture the suite does not hold). `run` skips tasks that need the
-//! web or are unsupported, `validate` reports them as skipped, `list` shows every task's
-//! status.
+//! service in a run whose web is off), `needs-fixtures: REASON` (a service fixture the suite
+//! does not hold; in a Claw-Eval checkout, any file the task references that is missing, with
+//! the command that fetches Claw-Eval's dataset) or `unsupported: REASON` (a service kind
+//! clawrun does not implement). `run` skips tasks that need the web or fixtures or are
+//! unsupported, `validate` reports them as skipped, `list` shows every task's status.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -12,7 +13,8 @@ use std::time::Duration;
 
 use clawrun_trial::grading::{Grading, TaskGrading};
 
-use clawrun_task::{Check, LoadedTask, ServiceSpec, Task};
+use clawrun_task::{Check, LoadedTask, ServiceSpec, Suite, Task};
+use clawrun_trial::claw_eval::Checkout;
 
 use clawrun_services::{LoadError, ServiceSet, UtcInstant};
 use clawrun_web::WebMode;
@@ -25,7 +27,8 @@ pub enum Cause {
     LiveWeb,
     /// A service kind clawrun has no implementation of.
     UnknownService,
-    /// A service fixture file the suite does not hold.
+    /// A fixture the suite does not hold: a service's, or in a Claw-Eval checkout any file
+    /// the task references (`needs-fixtures`).
     MissingFixture,
 }
 
@@ -64,18 +67,22 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
-    /// The status of `loaded`: unsupported first (its services' kinds, then whether their
-    /// fixtures can be read as Setup reads them), then a simulated user without a script,
-    /// then LLM-judged rubric items.
+    /// The status of `loaded`: unsupported first (its services' kinds; then, in a Claw-Eval
+    /// checkout, the files it references; then whether the services' fixtures can be read as
+    /// Setup reads them), then a simulated user without a script, then LLM-judged rubric
+    /// items.
     pub fn of(loaded: &LoadedTask, web: WebMode) -> TaskStatus {
         let status = Self::before_setup(&loaded.task, web);
         if status.is_unsupported() {
             return status;
         }
+        if let Some(missing) = Self::of_missing_files(loaded) {
+            return missing;
+        }
         match load_services(loaded)
             .err()
             .as_ref()
-            .and_then(missing_fixture)
+            .and_then(|e| missing_fixture(e, loaded.suite()))
         {
             Some(reason) => TaskStatus::Unsupported {
                 cause: Cause::MissingFixture,
@@ -83,6 +90,42 @@ impl TaskStatus {
             },
             None => status,
         }
+    }
+
+    /// `needs-fixtures` when `loaded` belongs to a Claw-Eval checkout and files it references
+    /// (`sandbox_files`, `sandbox_grader_files`, `local_grader_files`, `prompt.attachments`,
+    /// the services' fixture paths, ...) are missing from it: the videos and large PDFs
+    /// Claw-Eval keeps in its Hugging Face dataset, which [`fetch_command`] fetches. The reason
+    /// names each file and the field naming it. Paths written relative to the suite root in a
+    /// field relative to the task folder (`tasks/...`) are left out: Claw-Eval never finds
+    /// them either, and runs without them. Outside a checkout a missing file stays a warning
+    /// of the task (its trials run without it).
+    pub fn of_missing_files(loaded: &LoadedTask) -> Option<TaskStatus> {
+        if !Checkout::holds_checkout(loaded.suite()) {
+            return None;
+        }
+        let files = missing_fixture_files(loaded);
+        if files.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = files
+            .iter()
+            .map(|(path, fields)| format!("{path} ({})", fields.join(", ")))
+            .collect();
+        Some(TaskStatus::Unsupported {
+            cause: Cause::MissingFixture,
+            reason: format!(
+                "{} not in the checkout: {}; Claw-Eval keeps its videos and large files in its \
+                 Hugging Face dataset: fetch them with `{}`",
+                if files.len() == 1 {
+                    "a file it references is".to_string()
+                } else {
+                    format!("{} files it references are", files.len())
+                },
+                list.join(", "),
+                fetch_command(loaded.suite())
+            ),
+        })
     }
 
     /// The status of `task` before its files are read: what [`TaskStatus::of`] says, except
@@ -104,20 +147,22 @@ impl TaskStatus {
         }
     }
 
-    /// The status a failed Setup (`TaskEnv::prepare`) gives its task: unsupported when a
-    /// service fixture is missing from the suite; `None` for the errors of a broken task.
-    pub fn of_setup_error(error: &anyhow::Error) -> Option<TaskStatus> {
+    /// The status a failed Setup (`TaskEnv::prepare`) of a task of `suite` gives it:
+    /// `needs-fixtures` when a service fixture is missing from the suite; `None` for the
+    /// errors of a broken task.
+    pub fn of_setup_error(error: &anyhow::Error, suite: &Suite) -> Option<TaskStatus> {
         let reason = error
             .chain()
             .find_map(|e| e.downcast_ref::<LoadError>())
-            .and_then(missing_fixture)?;
+            .and_then(|e| missing_fixture(e, suite))?;
         Some(TaskStatus::Unsupported {
             cause: Cause::MissingFixture,
             reason,
         })
     }
 
-    /// `runnable`, `needs-judge`, `needs-user-model`, `needs-web` or `unsupported`.
+    /// `runnable`, `needs-judge`, `needs-user-model`, `needs-web`, `needs-fixtures` or
+    /// `unsupported`.
     pub fn label(&self) -> &'static str {
         match self {
             TaskStatus::Runnable => "runnable",
@@ -127,6 +172,10 @@ impl TaskStatus {
                 cause: Cause::LiveWeb,
                 ..
             } => "needs-web",
+            TaskStatus::Unsupported {
+                cause: Cause::MissingFixture,
+                ..
+            } => "needs-fixtures",
             TaskStatus::Unsupported { .. } => "unsupported",
         }
     }
@@ -159,8 +208,6 @@ impl TaskStatus {
     /// The status when `grading` scores the task with a Claw-Eval `grader.py`: whether a judge
     /// is needed comes from the grader's source (see [`Checkout::judge_uses`]), not from the
     /// declarative rubric it replaces. Unchanged for tasks clawrun's rubric grades.
-    ///
-    /// [`Checkout::judge_uses`]: clawrun_trial::claw_eval::Checkout::judge_uses
     pub fn for_grading(self, loaded: &LoadedTask, grading: &Grading) -> TaskStatus {
         let Some(grader) = grading.claw_eval() else {
             return self;
@@ -181,14 +228,15 @@ impl TaskStatus {
         }
     }
 
-    /// Whether the task cannot run at all (`run` skips it).
+    /// Whether the task cannot run as it is (unsupported, or it needs the web or fixtures:
+    /// `run` skips it).
     pub fn is_unsupported(&self) -> bool {
         matches!(self, TaskStatus::Unsupported { .. })
     }
 }
 
 impl fmt::Display for TaskStatus {
-    /// The label, and for unsupported tasks the reason: `unsupported: service ...`.
+    /// The label, and for tasks that cannot run the reason: `needs-fixtures: ...`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TaskStatus::Unsupported { reason, .. } => write!(f, "{}: {reason}", self.label()),
@@ -241,21 +289,67 @@ fn load_services(loaded: &LoadedTask) -> Result<ServiceSet, LoadError> {
     )
 }
 
-/// The reason when `error` is a service fixture the suite does not hold. Other loading
-/// problems (a fixture that is not valid JSON, two services on one port, ...) are errors in
-/// the task's files, not a status.
-fn missing_fixture(error: &LoadError) -> Option<String> {
+/// The files `loaded` references that its suite lacks, each once with every field naming it
+/// (T091's blog is an attachment and a sandbox file): (path relative to the suite root,
+/// fields). Paths Claw-Eval never finds either ([`clawrun_task::MissingFile::misplaced`]) are
+/// left out.
+pub fn missing_fixture_files(loaded: &LoadedTask) -> Vec<(String, Vec<String>)> {
+    let mut files: Vec<(String, Vec<String>)> = Vec::new();
+    for m in loaded.missing_files().into_iter().filter(|m| !m.misplaced) {
+        match files.iter_mut().find(|(path, _)| *path == m.path) {
+            Some((_, fields)) => fields.push(m.field),
+            None => files.push((m.path, vec![m.field])),
+        }
+    }
+    files
+}
+
+/// The reason when `error` is a service fixture `suite` does not hold (with the command that
+/// fetches Claw-Eval's dataset when the suite is a checkout). Other loading problems (a
+/// fixture that is not valid JSON, two services on one port, ...) are errors in the task's
+/// files, not a status.
+fn missing_fixture(error: &LoadError, suite: &Suite) -> Option<String> {
     match error {
         LoadError::Read {
             service,
             file,
             origin,
             source,
-        } if source.kind() == std::io::ErrorKind::NotFound => Some(format!(
-            "service `{service}`: its fixture {} ({origin}) is not in the suite",
-            file.display()
-        )),
+        } if source.kind() == std::io::ErrorKind::NotFound => {
+            let mut reason = format!(
+                "service `{service}`: its fixture {} ({origin}) is not in the suite",
+                file.display()
+            );
+            if Checkout::holds_checkout(suite) {
+                reason.push_str(&format!(
+                    "; fetch the checkout's missing files from Claw-Eval's dataset with `{}`",
+                    fetch_command(suite)
+                ));
+            }
+            Some(reason)
+        }
         _ => None,
+    }
+}
+
+/// The command that fetches the missing files of the checkout `suite` (`clawrun setup
+/// claw-eval-media --checkout PATH`, the path as the suite was opened, quoted for a shell when
+/// it needs quotes).
+pub fn fetch_command(suite: &Suite) -> String {
+    let dir = suite.path().map_or_else(
+        || "DIR".to_string(),
+        |p| shell_word(&p.display().to_string()),
+    );
+    format!("clawrun setup claw-eval-media --checkout {dir}")
+}
+
+/// `word` as one shell word: as it is when it has only safe characters, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:=@,%".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 
@@ -315,6 +409,8 @@ pub struct StatusCounts {
     pub needs_user_model: usize,
     /// `needs-web`.
     pub needs_web: usize,
+    /// `needs-fixtures`.
+    pub needs_fixtures: usize,
     /// `unsupported`, by cause.
     pub unsupported: BTreeMap<Cause, usize>,
 }
@@ -332,6 +428,10 @@ impl StatusCounts {
                     cause: Cause::LiveWeb,
                     ..
                 } => counts.needs_web += 1,
+                TaskStatus::Unsupported {
+                    cause: Cause::MissingFixture,
+                    ..
+                } => counts.needs_fixtures += 1,
                 TaskStatus::Unsupported { cause, .. } => {
                     *counts.unsupported.entry(*cause).or_default() += 1
                 }
@@ -346,30 +446,32 @@ impl StatusCounts {
             + self.needs_judge
             + self.needs_user_model
             + self.needs_web
+            + self.needs_fixtures
             + self.unsupported_total()
     }
 
-    /// The unsupported tasks (those that need the web not counted).
+    /// The unsupported tasks (those that need the web or fixtures not counted).
     pub fn unsupported_total(&self) -> usize {
         self.unsupported.values().sum()
     }
 }
 
 impl fmt::Display for StatusCounts {
-    /// `43 tasks: 19 runnable, 24 needs-judge, 0 needs-user-model, 0 needs-web, 0 unsupported`,
-    /// with the causes of unsupported ones in parentheses (`3 unsupported (2 unknown service,
-    /// 1 missing fixture)`).
+    /// `43 tasks: 19 runnable, 24 needs-judge, 0 needs-user-model, 0 needs-web, 0
+    /// needs-fixtures, 0 unsupported`, with the causes of unsupported ones in parentheses (`3
+    /// unsupported (3 unknown service)`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let total = self.total();
         write!(
             f,
             "{total} {}: {} runnable, {} needs-judge, {} needs-user-model, {} needs-web, {} \
-             unsupported",
+             needs-fixtures, {} unsupported",
             if total == 1 { "task" } else { "tasks" },
             self.runnable,
             self.needs_judge,
             self.needs_user_model,
             self.needs_web,
+            self.needs_fixtures,
             self.unsupported_total()
         )?;
         if !self.unsupported.is_empty() {
@@ -550,22 +652,31 @@ rubric:
         assert_eq!(
             counts.to_string(),
             "6 tasks: 1 runnable, 2 needs-judge, 0 needs-user-model, 2 needs-web, 1 \
-             unsupported (1 missing fixture)"
+             needs-fixtures, 0 unsupported"
+        );
+        let mut more = statuses.to_vec();
+        more.push(unsupported(Cause::UnknownService));
+        assert_eq!(
+            StatusCounts::of(&more).to_string(),
+            "7 tasks: 1 runnable, 2 needs-judge, 0 needs-user-model, 2 needs-web, 1 \
+             needs-fixtures, 1 unsupported (1 unknown service)"
         );
         assert_eq!(
             StatusCounts::of(&[TaskStatus::Runnable]).to_string(),
-            "1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 needs-web, 0 unsupported"
+            "1 task: 1 runnable, 0 needs-judge, 0 needs-user-model, 0 needs-web, 0 \
+             needs-fixtures, 0 unsupported"
         );
         assert_eq!(unsupported(Cause::LiveWeb).to_string(), "needs-web: r");
         assert_eq!(
             unsupported(Cause::MissingFixture).to_string(),
-            "unsupported: r"
+            "needs-fixtures: r"
         );
+        assert!(unsupported(Cause::MissingFixture).is_unsupported());
         assert_eq!(TaskStatus::Runnable.to_string(), "runnable");
     }
 
     #[test]
-    fn a_fixture_missing_from_the_suite_is_unsupported_and_a_present_one_is_not() {
+    fn a_service_fixture_missing_from_the_suite_needs_fixtures_and_a_present_one_does_not() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("tasks/t");
         std::fs::create_dir_all(&dir).unwrap();
@@ -581,7 +692,7 @@ services:
         let status = TaskStatus::of(&suite.load("tasks/t").unwrap(), WebMode::Off);
         assert_eq!(
             status.to_string(),
-            "unsupported: service `gmail`: its fixture tasks/t/fixtures/gmail/inbox.json \
+            "needs-fixtures: service `gmail`: its fixture tasks/t/fixtures/gmail/inbox.json \
              (GMAIL_FIXTURES) is not in the suite"
         );
         // Setup fails on it with the same status.
@@ -591,9 +702,9 @@ services:
         );
         let setup = clawrun_trial::TaskEnv::prepare(suite.load("tasks/t").unwrap(), None);
         let error = setup.err().expect("Setup fails without the fixture");
-        assert_eq!(TaskStatus::of_setup_error(&error), Some(status));
+        assert_eq!(TaskStatus::of_setup_error(&error, &suite), Some(status));
         assert_eq!(
-            TaskStatus::of_setup_error(&anyhow::anyhow!("tasks/t/task.yaml: faults: bad")),
+            TaskStatus::of_setup_error(&anyhow::anyhow!("tasks/t/task.yaml: faults: bad"), &suite),
             None
         );
         std::fs::create_dir_all(dir.join("fixtures/gmail")).unwrap();
@@ -608,5 +719,91 @@ services:
             TaskStatus::of(&suite.load("tasks/t").unwrap(), WebMode::Off),
             TaskStatus::Runnable
         );
+    }
+
+    /// A checkout's task: a video in sandbox_files, a blog both attached and in sandbox_files,
+    /// a path written relative to the suite root (Claw-Eval never finds it) and a present
+    /// fixture.
+    const MEDIA_TASK: &str = "task_id: M1
+prompt:
+  text: hi
+  attachments: [fixtures/docs/blog.txt]
+sandbox_files:
+  - fixtures/video.mp4
+  - fixtures/docs/blog.txt
+  - tasks/T0_other/fixtures/rss/articles.json
+services:
+  - name: gmail
+    command: python mock_services/gmail/server.py
+    env: {GMAIL_FIXTURES: tasks/M1/fixtures/inbox.json}
+";
+
+    #[test]
+    fn in_a_checkout_missing_referenced_files_need_fixtures_naming_each_and_the_command() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("my checkout");
+        let dir = root.join("tasks/M1");
+        std::fs::create_dir_all(dir.join("fixtures")).unwrap();
+        std::fs::write(dir.join("task.yaml"), MEDIA_TASK).unwrap();
+        std::fs::write(dir.join("fixtures/inbox.json"), "[]").unwrap();
+        let load = || {
+            clawrun_task::Suite::open(&root)
+                .unwrap()
+                .load("tasks/M1")
+                .unwrap()
+        };
+        // Not a checkout: the missing files stay warnings.
+        assert_eq!(TaskStatus::of_missing_files(&load()), None);
+        assert_eq!(TaskStatus::of(&load(), WebMode::Off), TaskStatus::Runnable);
+
+        std::fs::create_dir_all(root.join("src/claw_eval")).unwrap();
+        std::fs::write(root.join("src/claw_eval/__init__.py"), "").unwrap();
+        let status = TaskStatus::of(&load(), WebMode::Off);
+        assert_eq!(status.label(), "needs-fixtures");
+        assert_eq!(
+            status.reason().unwrap(),
+            format!(
+                "2 files it references are not in the checkout: tasks/M1/fixtures/video.mp4 \
+                 (sandbox_files[0]), tasks/M1/fixtures/docs/blog.txt (sandbox_files[1], \
+                 prompt.attachments[0]); Claw-Eval keeps its videos and large files in its Hugging \
+                 Face dataset: fetch them with `clawrun setup claw-eval-media --checkout '{}'`",
+                root.display()
+            )
+        );
+        std::fs::create_dir_all(dir.join("fixtures/docs")).unwrap();
+        std::fs::write(dir.join("fixtures/docs/blog.txt"), "text").unwrap();
+        let status = TaskStatus::of(&load(), WebMode::Off);
+        assert!(
+            status
+                .reason()
+                .unwrap()
+                .starts_with("a file it references is not in the checkout: tasks/M1/fixtures/video.mp4 (sandbox_files[0]);"),
+            "{status}"
+        );
+        // With the video, only the misplaced path is missing: runnable, as in Claw-Eval.
+        std::fs::write(dir.join("fixtures/video.mp4"), "mp4").unwrap();
+        assert_eq!(TaskStatus::of(&load(), WebMode::Off), TaskStatus::Runnable);
+        let missing = load().missing_files();
+        assert_eq!(missing.len(), 1, "{missing:?}");
+        assert!(missing[0].misplaced);
+        // A missing service fixture of a checkout names the command too.
+        std::fs::remove_file(dir.join("fixtures/inbox.json")).unwrap();
+        let status = TaskStatus::of(&load(), WebMode::Off);
+        assert_eq!(status.label(), "needs-fixtures");
+        assert!(
+            status.to_string().starts_with(
+                "needs-fixtures: a file it references is not in the checkout: \
+                 tasks/M1/fixtures/inbox.json (services[0].env.GMAIL_FIXTURES);"
+            ),
+            "{status}"
+        );
+    }
+
+    #[test]
+    fn the_fetch_command_quotes_paths_a_shell_would_split() {
+        assert_eq!(shell_word("/work/claw-eval"), "/work/claw-eval");
+        assert_eq!(shell_word("my checkout"), "'my checkout'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
     }
 }

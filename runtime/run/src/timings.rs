@@ -120,6 +120,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_torn_last_line_is_cut_before_lines_are_appended() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("timings.jsonl");
+        let whole = TimingLine::Trial {
+            task_id: "T".into(),
+            trial: 0,
+            wall_ms: 1,
+            wall_us: Some(1500),
+        }
+        .to_line();
+        // A run killed (or a power lost) in the middle of its second line.
+        std::fs::write(&path, format!("{whole}\n{}", &whole[..whole.len() / 2])).unwrap();
+        let line = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/journal_line.json"
+        ))
+        .unwrap();
+        let record: TrialRecord = serde_json::from_str(line.trim_end()).unwrap();
+        let mut timings = TimingsFile::open(dir.path(), None).unwrap();
+        timings.trial(&record, Duration::from_micros(2500));
+        timings.flush().unwrap();
+        let mut read = clawrun_report::Timings::default();
+        let skipped = read
+            .read(std::fs::File::open(&path).unwrap(), "timings.jsonl")
+            .unwrap();
+        assert!(skipped.is_empty(), "{skipped:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        assert_eq!(read.trial_us(&record.task_id, record.trial), Some(2500));
+    }
+
+    #[test]
     fn timestamps_are_utc_rfc3339() {
         let t = UNIX_EPOCH + std::time::Duration::from_secs(1_795_635_012);
         assert_eq!(utc_timestamp(t), "2026-11-25T19:30:12Z");

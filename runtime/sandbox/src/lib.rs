@@ -11,10 +11,12 @@
 
 pub mod cache;
 pub mod clock;
+mod compile_notice;
 pub mod door;
 pub mod error;
 pub mod fs;
 pub mod http;
+pub mod media;
 pub mod output;
 pub(crate) mod p1;
 pub mod process;
@@ -33,5 +35,5 @@ pub(crate) use self::state::StoreData;
 pub use self::error::SandboxError;
 pub use self::run::{
     DEFAULT_DEADLINE, DEFAULT_FUEL, DEFAULT_MAX_MEMORY, DEFAULT_OUTPUT_CAP, Mount, Program,
-    RunConfig, RunOutcome, Sandbox, SandboxConfig, Status, trial_backstop,
+    RunConfig, RunOutcome, Sandbox, SandboxConfig, Status, backstop_override, trial_backstop,
 };

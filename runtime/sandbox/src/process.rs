@@ -1,7 +1,8 @@
 //! `clawrun:process`: programs a guest starts through the host (see
-//! `guest_tools/wit/process.wit`). Today the Python interpreter: a separate instance over the
-//! caller's filesystem (so its fault hook too), virtual clock and limits, with a seed derived
-//! from the caller's, charged to the caller's fuel.
+//! `guest_tools/wit/process.wit`): the Python interpreter, and `ffprobe`/`ffmpeg` (the media
+//! component, [`crate::media`]). Each is a separate instance over the caller's filesystem (so
+//! its fault hook too), virtual clock and limits, with a seed derived from the caller's,
+//! charged to the caller's fuel.
 
 use std::sync::Arc;
 
@@ -15,6 +16,9 @@ use super::state::StoreData;
 
 /// The interface name the guest imports.
 pub const PYTHON_INTERFACE: &str = "clawrun:process/python@0.1.0";
+
+/// The media tools' interface name.
+pub const MEDIA_INTERFACE: &str = "clawrun:process/media@0.1.0";
 
 /// Runs the interpreter for guests; implemented by [`crate::python`].
 pub trait PythonHost: Send + Sync {
@@ -56,30 +60,48 @@ struct Completion {
     order: Vec<OutputRun>,
 }
 
-/// Defines `clawrun:process/python.run` in `linker`.
+/// Defines `clawrun:process/python.run` and `clawrun:process/media.run` in `linker`.
 pub(crate) fn add_to_linker(linker: &mut Linker<StoreData>) -> wasmtime::Result<()> {
     linker.instance(PYTHON_INTERFACE)?.func_wrap(
         "run",
         |store: StoreContextMut<'_, StoreData>, (call,): (Invocation,)| {
-            Ok((run_python(store, call)?,))
+            let Some(host) = store.data().process.python.clone() else {
+                return Ok((Err("python3 is not available in this sandbox".into()),));
+            };
+            let prepare = || host.prepare();
+            let run = |fs, cwd: &str, config| host.run_python(fs, cwd, config);
+            Ok((run_child(store, "python3", call, &prepare, &run)?,))
         },
-    )
+    )?;
+    linker.instance(MEDIA_INTERFACE)?.func_wrap(
+        "run",
+        |store: StoreContextMut<'_, StoreData>, (program, call): (String, Invocation)| {
+            let launcher = crate::media::launcher();
+            let prepare = || launcher.prepare();
+            let run = |fs, cwd: &str, config| launcher.run(fs, cwd, &program, config);
+            let label = program.clone();
+            Ok((run_child(store, &label, call, &prepare, &run)?,))
+        },
+    )?;
+    Ok(())
 }
 
-fn run_python(
+/// Runs one program the guest started: its one-off preparation outside the caller's clock,
+/// then `run` with what is left of the caller's fuel and real-time deadline.
+fn run_child(
     mut store: StoreContextMut<'_, StoreData>,
+    label: &str,
     call: Invocation,
+    prepare: &dyn Fn() -> Result<(), String>,
+    run: &dyn Fn(SharedFs, &str, RunConfig) -> Result<RunOutcome, String>,
 ) -> wasmtime::Result<Result<Completion, String>> {
     let remaining = store.get_fuel()?;
-    let data = store.data_mut();
-    let Some(host) = data.process.python.clone() else {
-        return Ok(Err("python3 is not available in this sandbox".into()));
-    };
-    // The interpreter's one-off preparation (its first load, or a wait for another worker's)
-    // is host work outside the caller's clock: the time it took is given back to the caller's
-    // real-time deadline, so that no busy machine turns it into the program's fate.
+    // The program's one-off preparation (the interpreter's or the media tools' first load, or
+    // a wait for another worker's) is host work outside the caller's clock: the time it took
+    // is given back to the caller's real-time deadline, so that no busy machine turns it into
+    // the program's fate.
     let waited = std::time::Instant::now();
-    if let Err(message) = host.prepare() {
+    if let Err(message) = prepare() {
         return Ok(Err(message));
     }
     let waited = waited.elapsed();
@@ -111,7 +133,7 @@ fn run_python(
         ..RunConfig::default()
     };
     let fs = data.vfs.fs.clone();
-    let outcome = match host.run_python(fs, &call.cwd, config) {
+    let outcome = match run(fs, &call.cwd, config) {
         Ok(outcome) => outcome,
         Err(message) => return Ok(Err(message)),
     };
@@ -126,7 +148,7 @@ fn run_python(
         if !stderr.is_empty() && !stderr.ends_with(b"\n") {
             stderr.push(b'\n');
         }
-        stderr.extend_from_slice(format!("python3: {message}\n").as_bytes());
+        stderr.extend_from_slice(format!("{label}: {message}\n").as_bytes());
     }
     Ok(Ok(Completion {
         status: match outcome.status {

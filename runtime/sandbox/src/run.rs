@@ -150,13 +150,20 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(120);
 /// which make it fire, and for machines too slow for the default). It is a safety net, never
 /// a limit of the trial: a run that passes it ends its trial as an infrastructure error.
 pub fn trial_backstop() -> Duration {
-    static BACKSTOP: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    backstop_override().unwrap_or(DEFAULT_DEADLINE)
+}
+
+/// `CLAWRUN_REALTIME_BACKSTOP_MS`, when set: every real-time backstop of a trial takes it
+/// instead of its default (a program run's, [`trial_backstop`]; a browser step's,
+/// `clawrun_browser::BrowserConfig::step_limit`).
+pub fn backstop_override() -> Option<Duration> {
+    static BACKSTOP: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
     *BACKSTOP.get_or_init(|| {
         std::env::var("CLAWRUN_REALTIME_BACKSTOP_MS")
             .ok()
             .and_then(|ms| ms.trim().parse::<u64>().ok())
             .filter(|&ms| ms > 0)
-            .map_or(DEFAULT_DEADLINE, Duration::from_millis)
+            .map(Duration::from_millis)
     })
 }
 
@@ -384,6 +391,14 @@ impl Sandbox {
 
     /// Compiles (or takes from the cache) and links a WASI p2 command component.
     fn load_component(&self, bytes: &[u8], hash: &blake3::Hash) -> Result<CommandPre<StoreData>> {
+        // A large component (the media tools: 20 MB, 15 s to a minute) is said while it
+        // compiles, once per machine; small ones compile in a blink.
+        let _compiling = (bytes.len() >= ANNOUNCED_COMPILE && !self.cache.holds(hash)).then(|| {
+            crate::compile_notice::CompileNotice::start(&format!(
+                "compiling {} MB of WebAssembly for this machine (once; the result is cached)",
+                bytes.len() >> 20
+            ))
+        });
         let component = self
             .cache
             .load_or_compile(&self.engine, hash, || Ok(bytes.to_vec()))?;
@@ -450,20 +465,63 @@ impl Sandbox {
         let mut config = config;
         shared.set_hook(std::mem::replace(&mut config.fs_hook, Box::new(NoFaults)));
         let mut prepared = prepare_store(&self.engine, shared.clone(), preopens, config)?;
-        let store = &mut prepared.store;
-        let result = match &program.pre {
-            ProgramPre::Command(pre) => pre
-                .instantiate(&mut *store)
-                .and_then(|cmd| cmd.wasi_cli_run().call_run(&mut *store))
-                .map(|ran| match ran {
-                    Ok(()) => 0,
-                    Err(()) => 1,
-                }),
-            ProgramPre::Wasip1(pre) => run_wasip1(pre, store),
-        };
+        let result = run_program(&program.pre, &mut prepared.store);
         Ok(prepared.finish(result, shared))
     }
+
+    /// [`Self::run`] over a filesystem another run holds (a program a guest started): its
+    /// changes land in `fs`, whose fault hook stays (`config.fs_hook` is not used).
+    pub fn run_shared(
+        &self,
+        program: &Program,
+        fs: SharedFs,
+        config: RunConfig,
+    ) -> Result<RunOutcome> {
+        let preopens = {
+            let state = fs.lock();
+            config
+                .mounts
+                .iter()
+                .map(|m| {
+                    let ino = state
+                        .vfs
+                        .resolve(&m.guest_path)
+                        .ok()
+                        .filter(|&i| state.vfs.kind(i).ok() == Some(NodeKind::Directory));
+                    match ino {
+                        Some(ino) => Ok(Preopen {
+                            ino,
+                            guest_path: m.guest_path.clone(),
+                            writable: m.writable,
+                            fs: None,
+                        }),
+                        None => Err(SandboxError::MountPoint(m.guest_path.clone())),
+                    }
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        let mut prepared = prepare_store(&self.engine, fs.clone(), preopens, config)?;
+        let result = run_program(&program.pre, &mut prepared.store);
+        Ok(prepared.finish(result, fs))
+    }
 }
+
+/// Runs `pre` in `store`: a command's exit status, or the error that stopped it.
+fn run_program(pre: &ProgramPre, store: &mut Store<StoreData>) -> wasmtime::Result<i32> {
+    match pre {
+        ProgramPre::Command(pre) => pre
+            .instantiate(&mut *store)
+            .and_then(|cmd| cmd.wasi_cli_run().call_run(&mut *store))
+            .map(|ran| match ran {
+                Ok(()) => 0,
+                Err(()) => 1,
+            }),
+        ProgramPre::Wasip1(pre) => run_wasip1(pre, store),
+    }
+}
+
+/// Components at least this large are announced while they compile.
+const ANNOUNCED_COMPILE: usize = 8 << 20;
 
 /// Runs a wasip1 command: descriptors 0–2 and the preopens opened, then `_start`; returning
 /// from it is exit status 0 (`proc_exit` ends the run with its own status).

@@ -51,7 +51,7 @@ pub use model::{
 };
 pub use oracle::{Oracle, OracleCall, OracleStep};
 pub use read::did_you_mean;
-pub use refs::is_path_var;
+pub use refs::{MissingFile, is_path_var};
 pub use service::{ServiceSpec, TaskServices, ToolEndpoint};
 pub use sidecar::{SIDECAR_FIELDS, SIDECAR_FILE, Sidecar};
 pub use suite::{Selection, Suite, TASK_FILE};

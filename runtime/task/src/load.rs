@@ -341,11 +341,7 @@ pub(crate) fn read_system_tools(cx: &mut Cx<'_>, n: &Node) -> Option<Vec<SystemT
             Some(t) if !out.contains(&t) => out.push(t),
             Some(_) => {}
             None => {
-                let valid: Vec<&str> = SystemTool::ALL
-                    .iter()
-                    .chain(&SystemTool::OPT_IN)
-                    .map(|t| t.name())
-                    .collect();
+                let valid: Vec<&str> = SystemTool::ALL.iter().map(|t| t.name()).collect();
                 let hint = format!("valid: {}", valid.join(", "));
                 let pos = items.get(i).and_then(|n| n.pos);
                 let msg = format!("unknown system tool `{name}`");

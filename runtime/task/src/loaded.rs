@@ -7,6 +7,7 @@ use cap_std::fs::Dir;
 use crate::error::{Diagnostic, FileError, FileProblem};
 use crate::model::Task;
 use crate::paths::{self, Files, clean, join, read_file, read_tree};
+use crate::refs::{MissingFile, Refs};
 use crate::sidecar::Sidecar;
 use crate::suite::{Suite, TASK_FILE};
 use crate::yaml::Pos;
@@ -55,6 +56,19 @@ impl LoadedTask {
     /// The hash as lowercase hex.
     pub fn hash_hex(&self) -> String {
         self.hash.to_hex().to_string()
+    }
+
+    /// The files the task references (`sandbox_files`, `sandbox_grader_files`,
+    /// `local_grader_files`, `prompt.attachments`, `workspace`, `judge`, the services' fixture
+    /// paths) that are not in the suite now: the "referenced file missing" warnings of loading,
+    /// looked up again.
+    pub fn missing_files(&self) -> Vec<MissingFile> {
+        Refs {
+            suite: &self.suite,
+            handle: &self.dir_handle,
+            dir: &self.dir,
+        }
+        .missing(&self.task)
     }
 
     /// Reads a file of the task folder (`rel` relative to it; never outside it).

@@ -35,7 +35,7 @@ pub struct Task {
     pub tools: Vec<TaskTool>,
     /// The hidden tool -> service URL map.
     pub tool_endpoints: Vec<ToolEndpoint>,
-    /// The sandbox tools the agent gets (default: all six).
+    /// The sandbox tools the agent gets (default: all nine).
     pub system_tools: Vec<SystemTool>,
     /// Files copied to `/workspace/<path>` before the run (paths relative to the task folder).
     pub sandbox_files: Vec<String>,
@@ -133,7 +133,8 @@ impl Group {
     }
 }
 
-/// The agent's sandbox tools (Claude Code's names).
+/// The agent's sandbox tools: the nine Claw-Eval's sandbox appends to every task (Claude Code's
+/// names for the first six).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum SystemTool {
     /// A shell.
@@ -148,19 +149,26 @@ pub enum SystemTool {
     Glob,
     /// Search file contents.
     Grep,
-    /// Frames, title and text of a page of the workspace in headless Chromium (opt-in).
+    /// Frames, title and text of a page of the workspace in headless Chromium.
     BrowserScreenshot,
+    /// Metadata and frames of a video, an image or a PDF's pages.
+    ReadMedia,
+    /// A file of the sandbox as base64 text.
+    Download,
 }
 
 impl SystemTool {
-    /// The six offered when a task names none, in their usual order.
-    pub const ALL: [SystemTool; 6] = [
+    /// The nine offered when a task names none, in Claw-Eval's order (`SANDBOX_TOOLS`).
+    pub const ALL: [SystemTool; 9] = [
         SystemTool::Bash,
         SystemTool::Read,
         SystemTool::Write,
         SystemTool::Edit,
         SystemTool::Glob,
         SystemTool::Grep,
+        SystemTool::BrowserScreenshot,
+        SystemTool::ReadMedia,
+        SystemTool::Download,
     ];
 
     /// The tool's name.
@@ -173,18 +181,14 @@ impl SystemTool {
             SystemTool::Glob => "Glob",
             SystemTool::Grep => "Grep",
             SystemTool::BrowserScreenshot => "BrowserScreenshot",
+            SystemTool::ReadMedia => "ReadMedia",
+            SystemTool::Download => "Download",
         }
     }
 
-    /// Offered only when a task's `system_tools` names them (they need a browser).
-    pub const OPT_IN: [SystemTool; 1] = [SystemTool::BrowserScreenshot];
-
     /// The tool called `name`, if it is one.
     pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .chain(Self::OPT_IN)
-            .find(|t| t.name() == name)
+        Self::ALL.into_iter().find(|t| t.name() == name)
     }
 }
 

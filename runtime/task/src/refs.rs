@@ -18,6 +18,23 @@ pub fn is_path_var(var: &str) -> bool {
     var.ends_with("_FIXTURES") || var.ends_with("_DIR")
 }
 
+/// A file a task references that its suite does not hold ([`LoadedTask::missing_files`]).
+///
+/// [`LoadedTask::missing_files`]: crate::LoadedTask::missing_files
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingFile {
+    /// The field that names it (`sandbox_files[0]`, `services[1].env.GMAIL_FIXTURES`).
+    pub field: String,
+    /// The path as written in the field.
+    pub written: String,
+    /// Where the suite should hold it, relative to the suite root
+    /// (`tasks/M090_video_movie_qa_wedding/fixtures/video.mp4`).
+    pub path: String,
+    /// Whether the path, relative to the task folder, starts with `tasks/` as a suite-relative
+    /// path would: such a file is never found, by Claw-Eval either (its trials run without it).
+    pub misplaced: bool,
+}
+
 /// The task's file references, checked and hashed.
 pub(crate) struct Refs<'a> {
     /// The suite.
@@ -88,6 +105,46 @@ impl Refs<'_> {
             }
         }
         self.check_services(r, task);
+    }
+
+    /// The referenced files (and folders) the suite does not hold, in field order: the
+    /// task-relative references, then the services' fixture paths. References with other
+    /// problems (escaping the folder, ...) are not listed: loading reports them.
+    pub fn missing(&self, task: &Task) -> Vec<MissingFile> {
+        let mut out = Vec::new();
+        for (field, written) in task_refs(task) {
+            if let (Err(FileProblem::NotFound), Ok(rel)) = (self.stat(written), clean(written)) {
+                out.push(MissingFile {
+                    field,
+                    written: written.to_string(),
+                    path: join(self.dir, &rel),
+                    misplaced: rel.starts_with("tasks/"),
+                });
+            }
+        }
+        for (i, s) in task.services.iter().enumerate() {
+            for (var, value) in &s.env {
+                if !is_path_var(var) || value.is_empty() {
+                    continue;
+                }
+                if let (
+                    Err(FileError {
+                        problem: FileProblem::NotFound,
+                        ..
+                    }),
+                    Ok(path),
+                ) = (self.suite.resolve_suite_path(value), clean(value))
+                {
+                    out.push(MissingFile {
+                        field: format!("services[{i}].env.{var}"),
+                        written: value.clone(),
+                        path,
+                        misplaced: false,
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// Whether `path` (task-relative) is a folder; its problem otherwise.

@@ -2,7 +2,7 @@
 //! discovery, loading (checking and hashing the files a task references), and
 //! suite-relative files such as service fixtures.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use cap_std::ambient_authority;
@@ -39,6 +39,8 @@ pub struct Suite {
 #[derive(Debug)]
 struct Inner {
     root: Dir,
+    /// Where [`Suite::open`] opened it (for messages).
+    path: Option<PathBuf>,
     /// The task folders, found once.
     found: OnceLock<Vec<String>>,
 }
@@ -51,7 +53,11 @@ impl Suite {
             file: path.display().to_string(),
             problem: problem(&e),
         })?;
-        Ok(Self::from_dir(root))
+        let mut suite = Self::from_dir(root);
+        if let Some(inner) = Arc::get_mut(&mut suite.inner) {
+            inner.path = Some(path.to_path_buf());
+        }
+        Ok(suite)
     }
 
     /// A suite over an already opened folder.
@@ -59,9 +65,16 @@ impl Suite {
         Self {
             inner: Arc::new(Inner {
                 root,
+                path: None,
                 found: OnceLock::new(),
             }),
         }
+    }
+
+    /// The folder the suite was opened at, as given to [`Suite::open`] (for messages that
+    /// name it in a command to type); `None` for a suite made from a capability.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
     }
 
     /// The root folder's capability.

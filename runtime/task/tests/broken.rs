@@ -163,7 +163,7 @@ fn tool_without_endpoint() {
             "broken/tool_without_endpoint/task.yaml:6:11: tools[0].name: tool `gmail_list_messages` has no \
           entry in `tool_endpoints` (hint: add `- {tool_name: gmail_list_messages, url: \
           http://localhost:PORT/..., method: POST}` to `tool_endpoints` (only system tools Bash, Read, \
-          Write, Edit, Glob, Grep need none))"
+          Write, Edit, Glob, Grep, BrowserScreenshot, ReadMedia, Download need none))"
         ]
     );
 }

@@ -112,7 +112,15 @@ pub fn call(harness: &Harness, env: &mut TrialEnv, input: &Value) -> Result<Show
         Err(e @ (BrowserError::NotFound { .. } | BrowserError::Launch { .. })) => {
             return Err(InstallationError(format!("{NAME}: {e}")).into());
         }
-        Err(e) => return Err(anyhow::Error::new(e).context(format!("{NAME} of {}", args.url))),
+        // A step past the real-time limit or a browser that died: the machine's doing, never
+        // the page's result (an infrastructure error, `super::execution::host_failure`).
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(format!(
+                "{NAME} of {} (the browser, not the page: an infrastructure error; `--resume` \
+                 runs the trial again)",
+                args.url
+            )));
+        }
     };
     let spanned = capture.settle + capture.interval * (capture.frames - 1);
     env.clock

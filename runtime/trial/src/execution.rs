@@ -2,7 +2,7 @@
 //! the sandbox, with virtual timestamps and the workspace hash after each mutation.
 
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Result;
 use clawrun_agents::trace::{Event, EventKind, Outcome};
@@ -18,12 +18,27 @@ use super::steps::Execution;
 use super::user::SimulatedUser;
 use clawrun_sandbox::tools::{InstallationError, RealTimeBackstop};
 
+/// Whether `e` is the host's failure rather than the agent's or the task's: a real-time
+/// backstop that fired (a program run's, `RealTimeBackstop`; a browser step's,
+/// `BrowserError::PageHung`) or a browser that died. How far the trial got then depends on the
+/// machine, so it ends as an infrastructure error (kept out of scores, re-run by `--resume`),
+/// never as tool output, a judge input or a score (README "Time limits").
+pub(crate) fn host_failure(e: &anyhow::Error) -> bool {
+    RealTimeBackstop::is(e)
+        || e.chain().any(|c| {
+            c.downcast_ref::<clawrun_browser::BrowserError>()
+                .is_some_and(|b| !b.is_page_error())
+        })
+}
+
 /// Execution limits; the task's `environment` gives the defaults.
 #[derive(Clone, Debug)]
 pub struct Limits {
     /// Assistant turns.
     pub max_turns: u32,
-    /// Virtual time, and real time spent waiting for the agent.
+    /// Virtual time (`environment.timeout_seconds`): sleeps inside tools, injected latency, a
+    /// screenshot's page time move it; real time never counts (an agent outside clawrun has
+    /// its own wall-clock deadline).
     pub timeout: Duration,
     /// Tokens spent by the agent (input + output), if limited.
     pub max_tokens: Option<u64>,
@@ -141,10 +156,9 @@ impl TrialInputs<'_> {
             .as_ref()
             .filter(|u| u.enabled)
             .map_or(0, |u| u.max_rounds);
-        let real_start = Instant::now();
 
         let outcome = loop {
-            if let Some(limit) = ex.limit_reached(limits, real_start) {
+            if let Some(limit) = ex.limit_reached(limits) {
                 break limit;
             }
             let uses = match ex.agent_turn(agent) {
@@ -203,7 +217,7 @@ fn judge_and_finish(ex: Execution<'_>, outcome: Outcome) -> Result<TrialOutput, 
         _ => match snapshot::judge_phase(harness, task, &mut env, &mut rec) {
             Ok(judged) => (outcome, judged),
             Err(e) if InstallationError::is(&e) => return Err(InstallationError(format!("{e:#}"))),
-            Err(e) if RealTimeBackstop::is(&e) => {
+            Err(e) if host_failure(&e) => {
                 error = Some(format!("the Judge phase: {e:#}"));
                 (Outcome::InfraError, snapshot::Judged::nothing(&env.vfs))
             }

@@ -3,8 +3,8 @@
 //! - [`setup`]: a task's [`TaskEnv`] — base workspace snapshot, loaded services, tools, system
 //!   prompt, fault plan — built once per task and forked per trial in O(1).
 //! - [`execution`]: a trial's inputs ([`TrialInputs`]) and output; the agent loop, over the
-//!   steps of `steps.rs` (limits on turns, virtual and real time, tokens; the agent's turn, a
-//!   simulated user's round, tool calls); the Judge phase and the trace's end.
+//!   steps of `steps.rs` (limits on turns, virtual time, tokens: counted, never timed; the
+//!   agent's turn, a simulated user's round, tool calls); the Judge phase and the trace's end.
 //! - [`recorder`]: the trace as it is recorded: every step is an event at virtual time, faults
 //!   drained in after each tool call.
 //! - [`prompt`]: the task prompt and its attachments as the first user message.

@@ -1,11 +1,12 @@
-//! What the agent is shown: Claw-Eval's system prompt and tool presentation (system tools,
-//! named and shaped as Claude Code names them, then the task's own tools).
+//! What the agent is shown: Claw-Eval's system prompt and tool presentation (the task's own
+//! tools, then the sandbox tools the task does not define itself, named, described and shaped
+//! exactly as Claw-Eval's `runner/sandbox_tools.py` has them).
 
 use clawrun_agents::ToolSpec;
 use serde_json::{Value, json};
 
-/// The system tools in presentation order.
-pub const SYSTEM_TOOLS: [&str; 7] = [
+/// The system tools in presentation order (Claw-Eval's `SANDBOX_TOOLS`).
+pub const SYSTEM_TOOLS: [&str; 9] = [
     "Bash",
     "Read",
     "Write",
@@ -13,93 +14,100 @@ pub const SYSTEM_TOOLS: [&str; 7] = [
     "Glob",
     "Grep",
     "BrowserScreenshot",
+    "ReadMedia",
+    "Download",
 ];
 
-/// The spec of system tool `name` (one of [`SYSTEM_TOOLS`]).
+/// The spec of system tool `name` (one of [`SYSTEM_TOOLS`]), as Claw-Eval's sandbox offers it.
 pub fn system_tool(name: &str) -> Option<ToolSpec> {
     let (description, schema) = match name {
         "Bash" => (
-            "Executes a bash command in the sandbox (working directory /workspace) and returns \
-             its output. Supports pipelines, redirections, variables, loops and common \
-             utilities (ls, cat, grep, sed, awk, sort, jq, find, curl, wget, ...). The working \
-             directory and exported variables persist between calls.",
+            "Executes a given bash command and returns its output. The working directory \
+             persists between commands. Use this for system commands and terminal operations.",
             json!({
                 "type": "object",
                 "properties": {
-                    "command": {"type": "string", "description": "The command to execute"},
-                    "description": {"type": "string", "description": "What the command does, in 5-10 words"},
-                    "timeout": {"type": "number", "description": "Optional timeout in milliseconds"}
+                    "command": {"type": "string", "description": "The command to execute."},
+                    "description": {"type": "string", "description": "Clear, concise description of what this command does."},
+                    "timeout": {"type": "integer", "description": "Optional timeout in milliseconds (max 600000)."},
+                    "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background."}
                 },
                 "required": ["command"]
             }),
         ),
         "Read" => (
-            "Reads a file from the sandbox filesystem. Returns lines numbered like `cat -n`; \
-             use offset and limit for long files. A PDF comes back as the text of its pages \
-             (`--- page N ---` sections; use pages for long documents); a PNG, JPEG, GIF or \
-             WebP image is shown to you as an image.",
+            "Reads a file from the filesystem. Can read text files, images, and PDFs. For \
+             images, returns base64-encoded frames for visual inspection. For PDFs, use the \
+             pages parameter to render specific pages as images.",
             json!({
                 "type": "object",
                 "properties": {
-                    "file_path": {"type": "string", "description": "The path of the file to read"},
-                    "offset": {"type": "integer", "description": "The line number to start reading from"},
-                    "limit": {"type": "integer", "description": "The number of lines to read"},
-                    "pages": {"type": "string", "description": "Page range for PDF files (e.g. \"1-5\", \"3\", \"2,7-9\"); only for PDFs"}
+                    "file_path": {"type": "string", "description": "The absolute path to the file to read."},
+                    "offset": {"type": "integer", "description": "The line number to start reading from (1-based)."},
+                    "limit": {"type": "integer", "description": "The number of lines to read."},
+                    "pages": {"type": "string", "description": "Page range for PDF files (e.g., '1-5', '3', '1,3,5')."}
                 },
                 "required": ["file_path"]
             }),
         ),
         "Write" => (
-            "Writes a file to the sandbox filesystem, replacing it if it exists.",
+            "Writes a file to the filesystem. Creates parent directories if needed. Overwrites \
+             the existing file if there is one at the provided path.",
             json!({
                 "type": "object",
                 "properties": {
-                    "file_path": {"type": "string", "description": "The path of the file to write"},
-                    "content": {"type": "string", "description": "The content to write"}
+                    "file_path": {"type": "string", "description": "The absolute path to the file to write."},
+                    "content": {"type": "string", "description": "The content to write to the file."}
                 },
                 "required": ["file_path", "content"]
             }),
         ),
         "Edit" => (
-            "Performs an exact string replacement in a file. old_string must be unique in the \
-             file unless replace_all is true.",
+            "Performs exact string replacements in files. The edit will fail if old_string is \
+             not found or is not unique (unless replace_all is set).",
             json!({
                 "type": "object",
                 "properties": {
-                    "file_path": {"type": "string", "description": "The path of the file to modify"},
-                    "old_string": {"type": "string", "description": "The text to replace"},
-                    "new_string": {"type": "string", "description": "The text to replace it with"},
-                    "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)"}
+                    "file_path": {"type": "string", "description": "The absolute path to the file to modify."},
+                    "old_string": {"type": "string", "description": "The text to replace."},
+                    "new_string": {"type": "string", "description": "The text to replace it with."},
+                    "replace_all": {"type": "boolean", "description": "Replace all occurrences of old_string (default false).", "default": false}
                 },
                 "required": ["file_path", "old_string", "new_string"]
             }),
         ),
         "Glob" => (
-            "Finds files by glob pattern (e.g. `**/*.csv`), sorted by path.",
+            "Fast file pattern matching tool. Supports glob patterns like '**/*.js' or \
+             'src/**/*.ts'. Returns matching file paths.",
             json!({
                 "type": "object",
                 "properties": {
-                    "pattern": {"type": "string", "description": "The glob pattern to match files against"},
-                    "path": {"type": "string", "description": "The directory to search in (default: the working directory)"}
+                    "pattern": {"type": "string", "description": "The glob pattern to match files against."},
+                    "path": {"type": "string", "description": "The directory to search in. Defaults to /workspace."}
                 },
                 "required": ["pattern"]
             }),
         ),
         "Grep" => (
-            "Searches file contents with a regular expression (ripgrep syntax).",
+            "Search tool for finding patterns in file contents. Supports regex syntax. Returns \
+             matching lines or file paths.",
             json!({
                 "type": "object",
                 "properties": {
-                    "pattern": {"type": "string", "description": "The regular expression to search for"},
-                    "path": {"type": "string", "description": "File or directory to search (default: the working directory)"},
-                    "glob": {"type": "string", "description": "Glob to filter files, e.g. `*.js`"},
-                    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"]},
-                    "-i": {"type": "boolean", "description": "Case-insensitive search"},
-                    "-n": {"type": "boolean", "description": "Show line numbers (content mode)"},
-                    "-A": {"type": "integer"}, "-B": {"type": "integer"}, "-C": {"type": "integer"},
-                    "head_limit": {"type": "integer"},
-                    "type": {"type": "string", "description": "File type, e.g. py, rust, js"},
-                    "multiline": {"type": "boolean"}
+                    "pattern": {"type": "string", "description": "The regex pattern to search for."},
+                    "path": {"type": "string", "description": "File or directory to search in. Defaults to /workspace."},
+                    "glob": {"type": "string", "description": "Glob pattern to filter files (e.g. '*.js', '*.py')."},
+                    "output_mode": {
+                        "type": "string",
+                        "description": "Output mode: 'content', 'files_with_matches', or 'count'. Default: 'files_with_matches'.",
+                        "enum": ["content", "files_with_matches", "count"]
+                    },
+                    "case_insensitive": {"type": "boolean", "description": "Case insensitive search."},
+                    "context_lines": {"type": "integer", "description": "Number of context lines before and after each match."},
+                    "after_context": {"type": "integer", "description": "Number of lines to show after each match."},
+                    "before_context": {"type": "integer", "description": "Number of lines to show before each match."},
+                    "head_limit": {"type": "integer", "description": "Limit output to first N entries."},
+                    "multiline": {"type": "boolean", "description": "Enable multiline mode where patterns can span lines."}
                 },
                 "required": ["pattern"]
             }),
@@ -116,6 +124,35 @@ pub fn system_tool(name: &str) -> Option<ToolSpec> {
                     "frame_count": {"type": "integer", "description": "Number of screenshots to capture (default: 4).", "default": 4}
                 },
                 "required": ["url"]
+            }),
+        ),
+        "ReadMedia" => (
+            "Read and preview a video file. Extracts frames at specified intervals. Returns \
+             metadata and base64-encoded frame images.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path to the video file."},
+                    "media_type": {"type": "string", "description": "Type of media: 'auto', 'image', 'video', or 'pdf'. Default: auto-detect.", "default": "auto"},
+                    "max_frames": {"type": "integer", "description": "Maximum number of frames to extract (default: 8).", "default": 8},
+                    "fps": {"type": "number", "description": "Frames per second to extract (default: 1.0).", "default": 1.0},
+                    "start_time": {"type": "number", "description": "Start time in seconds (default: 0.0).", "default": 0.0},
+                    "end_time": {"type": "number", "description": "End time in seconds. None means end of video."},
+                    "screen_size": {"type": "string", "description": "Resize output dimension, e.g. '1280x720'."}
+                },
+                "required": ["path"]
+            }),
+        ),
+        "Download" => (
+            "Download a file as binary (base64-encoded). Use for retrieving generated files \
+             (mp4, gif, html, etc.).",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path to the file to download."},
+                    "max_bytes": {"type": "integer", "description": "Maximum file size in bytes (default: 50MB).", "default": 50_000_000}
+                },
+                "required": ["path"]
             }),
         ),
         _ => return None,

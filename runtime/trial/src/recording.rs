@@ -219,7 +219,14 @@ pub fn run(
         Err(e @ (BrowserError::NotFound { .. } | BrowserError::Launch { .. })) => {
             return Err(InstallationError(format!("take_recording.py: {e}")).into());
         }
-        Err(e) => return Err(anyhow::Error::new(e).context("take_recording.py")),
+        // A step past the real-time limit or a browser that died: never the grader's input
+        // (an infrastructure error, `super::execution::host_failure`).
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(
+                "take_recording.py (the browser, not the page: an infrastructure error; \
+                 `--resume` runs the trial again)",
+            ));
+        }
     };
     for (i, frame) in captured.frames.iter().enumerate() {
         let path = format!("{out_dir}/frame_{i:03}.png");

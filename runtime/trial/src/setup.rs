@@ -65,6 +65,16 @@ impl DiskLimits {
     }
 }
 
+/// The browsers' settings: the defaults, with a browser step's real-time limit (a backstop,
+/// like a program run's) set by `CLAWRUN_REALTIME_BACKSTOP_MS` when given.
+fn browser_config() -> clawrun_browser::BrowserConfig {
+    let default = clawrun_browser::BrowserConfig::default();
+    clawrun_browser::BrowserConfig {
+        step_limit: clawrun_sandbox::backstop_override().unwrap_or(default.step_limit),
+        ..default
+    }
+}
+
 /// What every trial of the process shares: the engine and the loaded tools.
 pub struct Harness {
     /// How the sandbox is made.
@@ -87,7 +97,7 @@ impl Harness {
             config,
             sandbox: OnceLock::new(),
             toolbox: Toolbox::new(),
-            browser: clawrun_browser::BrowserPool::default(),
+            browser: clawrun_browser::BrowserPool::new(browser_config()),
         }
     }
 
@@ -190,19 +200,18 @@ impl TaskEnv {
             .iter()
             .map(|t| t.name().to_string())
             .collect();
-        let mut tools: Vec<ToolSpec> = system_tools
+        // As Claw-Eval's loop: the task's tools as the task describes them (a system tool it
+        // defines, C04's `Bash`, keeps the task's text), then the sandbox tools it does not.
+        let mut tools: Vec<ToolSpec> = task
+            .tools
             .iter()
-            .filter_map(|t| presentation::system_tool(t))
+            .filter(|t| !SYSTEM_TOOLS.contains(&t.name.as_str()) || system_tools.contains(&t.name))
+            .map(|t| presentation::task_tool(&t.name, &t.description, &t.input_schema))
             .collect();
-        for t in &task.tools {
-            if SYSTEM_TOOLS.contains(&t.name.as_str()) {
-                continue;
+        for name in &system_tools {
+            if !task.tools.iter().any(|t| &t.name == name) {
+                tools.extend(presentation::system_tool(name));
             }
-            tools.push(presentation::task_tool(
-                &t.name,
-                &t.description,
-                &t.input_schema,
-            ));
         }
         let suffix = task
             .user_agent

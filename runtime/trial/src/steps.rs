@@ -3,7 +3,6 @@
 //! Each step either continues or breaks with the [`Outcome`] that ends Execution.
 
 use std::ops::ControlFlow;
-use std::time::Instant;
 
 use anyhow::Result;
 use clawrun_agents::trace::{EventKind, Outcome};
@@ -18,7 +17,7 @@ use super::recorder::{self, Recorder};
 use super::setup::{Harness, TaskEnv, TrialEnv};
 use super::user::SimulatedUser;
 use clawrun_faults::FaultPlan;
-use clawrun_sandbox::tools::{InstallationError, RealTimeBackstop, ToolState};
+use clawrun_sandbox::tools::{InstallationError, ToolState};
 
 /// One tool call the agent asked for: its id, the tool's name, the input.
 pub(super) type ToolUse = (String, String, Value);
@@ -104,15 +103,16 @@ impl<'a> Execution<'a> {
         }
     }
 
-    /// The limit that stops Execution before the next turn, if one is reached (`real_start`:
-    /// when the agent loop began).
-    pub fn limit_reached(&self, limits: &Limits, real_start: Instant) -> Option<Outcome> {
+    /// The limit that stops Execution before the next turn, if one is reached. Every one is
+    /// counted, never timed (turns, the virtual clock, tokens): how long the host took (a
+    /// busy machine, a first compile, a slow model) never decides where a trial ends
+    /// (README "Time limits"). An agent outside clawrun keeps its own wall-clock deadline
+    /// (`clawrun_external`), by design.
+    pub fn limit_reached(&self, limits: &Limits) -> Option<Outcome> {
         let timeout_ns = u64::try_from(limits.timeout.as_nanos()).unwrap_or(u64::MAX);
         if self.turns >= limits.max_turns {
             Some(Outcome::MaxTurns)
-        } else if self.env.clock.elapsed_ns() >= timeout_ns
-            || real_start.elapsed() >= limits.timeout
-        {
+        } else if self.env.clock.elapsed_ns() >= timeout_ns {
             Some(Outcome::Timeout)
         } else if limits
             .max_tokens
@@ -241,7 +241,7 @@ impl<'a> Execution<'a> {
         let result = match served {
             Ok(result) => result,
             Err(e) if InstallationError::is(&e) => return Err(InstallationError(format!("{e:#}"))),
-            Err(e) if RealTimeBackstop::is(&e) => {
+            Err(e) if super::execution::host_failure(&e) => {
                 self.error = Some(format!("the {name} call: {e:#}"));
                 return Ok(ControlFlow::Break(Outcome::InfraError));
             }

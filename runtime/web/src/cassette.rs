@@ -75,7 +75,10 @@ pub struct Cassette {
 
 struct Inner {
     entries: BTreeMap<String, Entry>,
+    /// The index, open for appending while recording.
     index: Option<File>,
+    /// Whether entries were appended since the index was last synced.
+    appended: bool,
     /// Held while recording (an exclusive lock on [`LOCK`]).
     _lock: Option<File>,
 }
@@ -96,30 +99,19 @@ impl Cassette {
             inner: Mutex::new(Inner {
                 entries: read_index(&index)?,
                 index: None,
+                appended: false,
                 _lock: None,
             }),
         })
     }
 
-    /// Opens the cassette at `dir` for recording, creating it when absent.
+    /// Opens the cassette at `dir` for recording, creating it when absent. What a crash left
+    /// in the index is repaired first, saying so on stderr: a torn last line is cut, and lines
+    /// that are not entries (a power loss zeroed bytes that were never synced) are moved to
+    /// [`DAMAGED`] beside it (nothing is deleted); their requests are recorded again.
     pub fn create(dir: &Path) -> Result<Self, WebError> {
         let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", dir.display()));
         std::fs::create_dir_all(dir.join(BODIES)).map_err(io)?;
-        let path = dir.join(INDEX);
-        let (entries, complete) = if path.is_file() {
-            read_index_with_end(&path)?
-        } else {
-            (BTreeMap::new(), 0)
-        };
-        let index = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io)?;
-        // A torn last line is cut, so that the next entry starts a line of its own.
-        if index.metadata().map_err(io)?.len() > complete {
-            index.set_len(complete).map_err(io)?;
-        }
         // One recording process per cassette: another's first recordings would differ.
         let lock = OpenOptions::new()
             .create(true)
@@ -134,14 +126,59 @@ impl Cassette {
                 dir.display()
             )));
         }
+        let path = dir.join(INDEX);
+        let (entries, complete) = if path.is_file() {
+            let read = read_index_lenient(&path)?;
+            if !read.damaged.is_empty() {
+                set_aside(&path, &read.damaged)?;
+            }
+            (read.entries, read.complete)
+        } else {
+            (BTreeMap::new(), 0)
+        };
+        let index = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io)?;
+        // A torn last line is cut, so that the next entry starts a line of its own.
+        if index.metadata().map_err(io)?.len() > complete {
+            index.set_len(complete).map_err(io)?;
+        }
         Ok(Cassette {
             dir: dir.to_path_buf(),
             inner: Mutex::new(Inner {
                 entries,
                 index: Some(index),
+                appended: false,
                 _lock: Some(lock),
             }),
         })
+    }
+
+    /// Syncs the index when entries were appended since it was last synced, and returns its
+    /// length then (`None`: nothing to sync). A run calls it before it writes journal lines,
+    /// so that no line, synced or not, names a trial whose web answers a power loss could take
+    /// back (the bodies are synced before their index line is written).
+    pub fn sync_appended(&self) -> Result<Option<u64>, WebError> {
+        let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", self.dir.display()));
+        let file = {
+            let mut inner = self.lock();
+            if !std::mem::take(&mut inner.appended) {
+                return Ok(None);
+            }
+            let Some(index) = inner.index.as_ref() else {
+                return Ok(None);
+            };
+            index.try_clone().map_err(io)?
+        };
+        // What was appended before this point is covered; later appends set the flag again.
+        let len = file.metadata().map_err(io)?.len();
+        if let Err(e) = file.sync_data() {
+            self.lock().appended = true;
+            return Err(io(e));
+        }
+        Ok(Some(len))
     }
 
     /// The folder.
@@ -206,6 +243,7 @@ impl Cassette {
             )));
         };
         index.write_all(line.as_bytes()).map_err(io)?;
+        inner.appended = true;
         inner.entries.insert(request.key(), entry);
         Ok(fetched.clone())
     }
@@ -266,11 +304,17 @@ impl Cassette {
             .join(hash)
     }
 
-    /// Writes `r`'s body under its hash (once; through a temporary file).
+    /// Writes `r`'s body under its hash (once; through a temporary file), durably: synced,
+    /// with its folder, before the index line naming it is written, so that no index line a
+    /// power loss keeps names a body it lost. A body already there is checked, and written
+    /// again when it is not those bytes (cut short by a crash of an older clawrun).
     fn store_body(&self, r: &WebResponse) -> Result<StoredResponse, WebError> {
         let hash = blake3::hash(&r.body).to_hex().to_string();
         let path = self.body_path(&hash);
-        if !path.is_file() {
+        let stored = std::fs::symlink_metadata(&path)
+            .is_ok_and(|m| m.is_file() && m.len() == r.body.len() as u64)
+            && std::fs::read(&path).is_ok_and(|b| blake3::hash(&b).to_hex().as_str() == hash);
+        if !stored {
             let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", path.display()));
             let parent = path.parent().expect("bodies have a folder");
             std::fs::create_dir_all(parent).map_err(io)?;
@@ -278,8 +322,12 @@ impl Cassette {
             static NEXT: AtomicU64 = AtomicU64::new(0);
             let n = NEXT.fetch_add(1, Ordering::Relaxed);
             let tmp = parent.join(format!(".{hash}.{}.{n}", std::process::id()));
-            std::fs::write(&tmp, &r.body).map_err(io)?;
+            let mut file = File::create(&tmp).map_err(io)?;
+            file.write_all(&r.body)
+                .and_then(|()| file.sync_data())
+                .map_err(io)?;
             std::fs::rename(&tmp, &path).map_err(io)?;
+            sync_dir(parent).map_err(io)?;
         }
         Ok(StoredResponse {
             status: r.status,
@@ -454,14 +502,77 @@ fn check_entry(entry: &Entry) -> Result<(), String> {
 /// [`MAX_INDEX_LINE`] bytes long; the index must be a regular file.
 /// Reads an index (see [`read_index_with_end`]); a torn last line is left out.
 fn read_index(path: &Path) -> Result<BTreeMap<String, Entry>, WebError> {
-    read_index_with_end(path).map(|(entries, _)| entries)
+    read_index_with_end(path, false).map(|read| read.entries)
+}
+
+/// Reads an index to record into it: a line that is not an entry is not an error but
+/// returned in [`IndexRead::damaged`] (see [`Cassette::create`]).
+fn read_index_lenient(path: &Path) -> Result<IndexRead, WebError> {
+    read_index_with_end(path, true)
+}
+
+/// The file beside an index that keeps the lines a repair took out of it.
+pub const DAMAGED: &str = "index.damaged.jsonl";
+
+/// What reading an index found.
+struct IndexRead {
+    /// The entries, the first of each request.
+    entries: BTreeMap<String, Entry>,
+    /// The byte length of the complete lines (where a torn last line starts).
+    complete: u64,
+    /// Complete lines that are not entries (when read leniently): (offset, length, why).
+    damaged: Vec<(u64, u64, String)>,
+}
+
+/// Moves the `damaged` lines (offset, length, why) of the index at `path` to [`DAMAGED`]
+/// beside it, as found, and rewrites the index without them (through a temporary file and a
+/// rename, both synced, so that a crash meanwhile leaves one of the two whole).
+fn set_aside(path: &Path, damaged: &[(u64, u64, String)]) -> Result<(), WebError> {
+    let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", path.display()));
+    let bytes = std::fs::read(path).map_err(io)?;
+    let (mut kept, mut taken) = (Vec::with_capacity(bytes.len()), Vec::new());
+    let mut at = 0usize;
+    for (offset, len, why) in damaged {
+        let (offset, end) = (*offset as usize, (*offset + *len) as usize);
+        kept.extend_from_slice(&bytes[at..offset]);
+        taken.extend_from_slice(&bytes[offset..end]);
+        at = end;
+        eprintln!(
+            "clawrun: note: {} (bytes {offset}..{end}): {why}; moved to {DAMAGED}, its request \
+             is recorded again",
+            path.display()
+        );
+    }
+    kept.extend_from_slice(&bytes[at..]);
+    let side = path.with_file_name(DAMAGED);
+    let mut out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&side)
+        .map_err(io)?;
+    out.write_all(&taken)
+        .and_then(|()| out.sync_data())
+        .map_err(io)?;
+    let tmp = path.with_extension("jsonl.tmp");
+    let mut file = File::create(&tmp).map_err(io)?;
+    file.write_all(&kept)
+        .and_then(|()| file.sync_data())
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(io)?;
+    sync_dir(path.parent().unwrap_or(Path::new("."))).map_err(io)
+}
+
+/// Syncs folder `dir`, so that the names just created in it survive a power loss.
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    File::open(dir)?.sync_all()
 }
 
 /// Reads an index, the first entry of each request winning; a bad line is an error naming
-/// the file and line. A torn last line (no newline: a recording process killed mid-write) is
-/// left out, its request recorded again, with a note on stderr; returns the entries and the
-/// byte length of the complete lines, where appending goes on.
-fn read_index_with_end(path: &Path) -> Result<(BTreeMap<String, Entry>, u64), WebError> {
+/// the file and line (`lenient`: returned among the damaged lines instead). A torn last line
+/// (no newline: a recording process killed mid-write) is left out, its request recorded again,
+/// with a note on stderr; returns the entries and the byte length of the complete lines, where
+/// appending goes on.
+fn read_index_with_end(path: &Path, lenient: bool) -> Result<IndexRead, WebError> {
     let io = |e: std::io::Error| WebError::Cassette(format!("{}: {e}", path.display()));
     if !std::fs::metadata(path).map_err(io)?.is_file() {
         return Err(WebError::Cassette(format!(
@@ -471,6 +582,7 @@ fn read_index_with_end(path: &Path) -> Result<(BTreeMap<String, Entry>, u64), We
     }
     let mut reader = BufReader::new(File::open(path).map_err(io)?);
     let mut entries = BTreeMap::new();
+    let mut damaged = Vec::new();
     let mut buf = Vec::new();
     let mut complete = 0u64;
     for n in 0usize.. {
@@ -491,6 +603,7 @@ fn read_index_with_end(path: &Path) -> Result<(BTreeMap<String, Entry>, u64), We
             );
             break;
         }
+        let offset = complete;
         complete += read as u64;
         if buf.len() > MAX_INDEX_LINE {
             return Err(WebError::Cassette(format!(
@@ -499,34 +612,50 @@ fn read_index_with_end(path: &Path) -> Result<(BTreeMap<String, Entry>, u64), We
                 n + 1
             )));
         }
-        let Ok(line) = std::str::from_utf8(&buf) else {
-            return Err(WebError::Cassette(format!(
-                "{}:{}: not UTF-8: not a cassette entry; remove the line and record again",
-                path.display(),
-                n + 1
-            )));
+        // (what is wrong, what to do about it by hand)
+        let entry: Result<Entry, (String, &str)> = match std::str::from_utf8(&buf) {
+            Err(_) => Err((
+                "not UTF-8: not a cassette entry".into(),
+                "remove the line and record again",
+            )),
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => match serde_json::from_str::<Entry>(line) {
+                Err(e) => Err((
+                    format!("not a cassette entry ({e})"),
+                    "the file is appended to only, so this line was edited or cut: remove it \
+                     and record again",
+                )),
+                Ok(entry) => match check_entry(&entry) {
+                    Err(why) => Err((
+                        why,
+                        "the file is appended to only, so this line was edited: remove it and \
+                         record again",
+                    )),
+                    Ok(()) => Ok(entry),
+                },
+            },
         };
-        if line.trim().is_empty() {
-            continue;
+        match entry {
+            Ok(entry) => {
+                entries.entry(entry.request.key()).or_insert(entry);
+            }
+            Err((why, _)) if lenient => {
+                damaged.push((offset, read as u64, format!("line {}: {why}", n + 1)));
+            }
+            Err((why, hint)) => {
+                return Err(WebError::Cassette(format!(
+                    "{}:{}: {why}; {hint}",
+                    path.display(),
+                    n + 1
+                )));
+            }
         }
-        let entry: Entry = serde_json::from_str(line).map_err(|e| {
-            WebError::Cassette(format!(
-                "{}:{}: not a cassette entry ({e}); the file is appended to only, so this line \
-                 was edited or cut: remove it and record again",
-                path.display(),
-                n + 1
-            ))
-        })?;
-        if let Err(why) = check_entry(&entry) {
-            return Err(WebError::Cassette(format!(
-                "{}:{}: {why}; the file is appended to only, so this line was edited: remove it and record again",
-                path.display(),
-                n + 1
-            )));
-        }
-        entries.entry(entry.request.key()).or_insert(entry);
     }
-    Ok((entries, complete))
+    Ok(IndexRead {
+        entries,
+        complete,
+        damaged,
+    })
 }
 
 #[cfg(test)]
@@ -640,6 +769,82 @@ mod tests {
         cc.put(&two, &page("2"), 9, 0).unwrap();
         cc.put(&one, &page("1"), 9, 0).unwrap();
         assert_eq!(cc.hash(), ca.hash());
+    }
+
+    #[test]
+    fn recording_sets_aside_lines_a_power_loss_damaged_and_records_their_requests_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let reqs: Vec<WebRequest> = ["a", "b", "c"]
+            .iter()
+            .map(|p| WebRequest::fetch(&format!("https://example.com/{p}")).unwrap())
+            .collect();
+        let c = Cassette::create(dir.path()).unwrap();
+        for (r, body) in reqs.iter().zip(["a", "b", "c"]) {
+            c.put(r, &page(body), 1, 0).unwrap();
+        }
+        drop(c);
+        // The second line's bytes never reached the disk (zeros, its length kept).
+        let index = dir.path().join(INDEX);
+        let text = std::fs::read(&index).unwrap();
+        let first = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let second = first + text[first..].iter().position(|&b| b == b'\n').unwrap();
+        let mut zeroed = text.clone();
+        zeroed[first..second].fill(0);
+        std::fs::write(&index, &zeroed).unwrap();
+        // Replay names it; recording moves it aside (kept as found) and goes on.
+        let err = Cassette::open(dir.path()).err().unwrap().to_string();
+        assert!(err.contains("index.jsonl:2"), "{err}");
+        let c = Cassette::create(dir.path()).unwrap();
+        assert_eq!(
+            c.get(&reqs[1]).unwrap(),
+            None,
+            "its request is recorded again"
+        );
+        assert_eq!(c.put(&reqs[1], &page("b2"), 1, 0).unwrap(), page("b2"));
+        assert_eq!(c.get(&reqs[2]).unwrap(), Some(page("c")));
+        drop(c);
+        assert_eq!(
+            std::fs::read(dir.path().join(DAMAGED)).unwrap(),
+            zeroed[first..=second]
+        );
+        let c = Cassette::open(dir.path()).unwrap();
+        assert_eq!(c.len(), 3);
+        assert_eq!(c.get(&reqs[1]).unwrap(), Some(page("b2")));
+    }
+
+    #[test]
+    fn a_body_cut_short_is_written_again_when_its_bytes_are_recorded_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = WebRequest::fetch("https://example.com/1").unwrap();
+        let two = WebRequest::fetch("https://example.com/2").unwrap();
+        let c = Cassette::create(dir.path()).unwrap();
+        c.put(&one, &page("same body"), 1, 0).unwrap();
+        let body = c.body_path(&blake3::hash(b"same body").to_hex());
+        std::fs::write(&body, b"same").unwrap();
+        // Another request answered with the same bytes stores the body again, whole.
+        c.put(&two, &page("same body"), 1, 0).unwrap();
+        assert_eq!(std::fs::read(&body).unwrap(), b"same body");
+        assert_eq!(c.get(&one).unwrap(), Some(page("same body")));
+    }
+
+    #[test]
+    fn the_index_is_synced_when_entries_were_appended_since_the_last_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Cassette::create(dir.path()).unwrap();
+        assert_eq!(c.sync_appended().unwrap(), None, "nothing appended yet");
+        let req = WebRequest::fetch("https://example.com/").unwrap();
+        c.put(&req, &page("x"), 1, 0).unwrap();
+        let len = std::fs::metadata(dir.path().join(INDEX)).unwrap().len();
+        assert_eq!(c.sync_appended().unwrap(), Some(len));
+        assert_eq!(c.sync_appended().unwrap(), None, "synced already");
+        // A request already recorded appends nothing.
+        c.put(&req, &page("y"), 1, 0).unwrap();
+        assert_eq!(c.sync_appended().unwrap(), None);
+        drop(c);
+        assert_eq!(
+            Cassette::open(dir.path()).unwrap().sync_appended().unwrap(),
+            None
+        );
     }
 
     #[test]

@@ -10,7 +10,10 @@
 mod ffmpeg;
 mod ffprobe;
 mod hostile;
+mod pdf;
 mod readmedia;
+mod tools;
+mod trial;
 
 use crate::common;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 //! name at index 0) and its descriptors, and returns an exit status.
 
 pub mod awk;
+pub mod child;
 pub mod diff;
 pub mod echo;
 pub mod fileops;
@@ -9,6 +10,7 @@ pub mod find;
 pub mod grep;
 pub mod jq;
 pub mod ls;
+pub mod media;
 pub mod misc;
 pub mod net;
 pub mod pathinfo;
@@ -82,6 +84,7 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "jq" => util!(jq::jq),
         "python3" | "python" | "python3.15" => util!(python::python),
         "pip" | "pip3" => util!(python::pip),
+        "ffprobe" | "ffmpeg" => util!(media::media),
         "curl" => util!(net::curl::curl),
         "wget" => util!(net::wget::wget),
         "ls" => util!(ls::ls),

@@ -6,53 +6,15 @@
 use crate::io::Io;
 use crate::shell::Shell;
 
-wit_bindgen::generate!({
-    path: "../wit/process.wit",
-    world: "bash",
-});
-
-use clawrun::process::python::{Invocation, run};
+use super::child;
 
 /// `python3 ARGS...`.
 pub fn python(sh: &mut Shell, argv: &[String], io: &Io) -> i32 {
     if let Some(code) = pip_refusal(&argv[1..], io) {
         return code;
     }
-    let mut env: Vec<(String, String)> = sh
-        .vars
-        .iter()
-        .filter(|(_, v)| v.exported)
-        .map(|(k, v)| (k.clone(), v.value.clone()))
-        .collect();
-    env.sort();
-    let call = Invocation {
-        args: argv[1..].to_vec(),
-        cwd: sh.cwd.clone(),
-        env,
-        stdin: io.stdin.read_all(),
-    };
-    match run(&call) {
-        Ok(done) => {
-            // In the order the program wrote them, so `2>&1` interleaves as a pipe would.
-            let (mut out, mut err) = (0usize, 0usize);
-            for run in &done.order {
-                let (data, at) = if run.stderr {
-                    (&done.stderr, &mut err)
-                } else {
-                    (&done.stdout, &mut out)
-                };
-                let end = (*at + run.bytes as usize).min(data.len());
-                if run.stderr {
-                    io.err(&data[*at..end]);
-                } else {
-                    io.out(&data[*at..end]);
-                }
-                *at = end;
-            }
-            io.out(&done.stdout[out..]);
-            io.err(&done.stderr[err..]);
-            done.status
-        }
+    match child::python::run(&child::invocation(sh, argv, io)) {
+        Ok(done) => child::replay(&done, io),
         Err(message) => {
             io.errln(format!("{}: {message}", argv[0]));
             127

@@ -12,6 +12,8 @@
 //!
 //! This module holds the rules; `run` (inside the sandbox) decodes.
 
+pub mod image;
+pub mod pdf;
 #[cfg(target_family = "wasm")]
 pub mod run;
 
@@ -33,6 +35,23 @@ pub const SHOWN_MAX_DIMENSION: u32 = 1280;
 pub const VIDEO_EXTS: [&str; 8] = [
     ".mp4", ".avi", ".mov", ".mkv", ".webm", ".flv", ".wmv", ".m4v",
 ];
+
+/// How each extracted frame is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// As PNG, the server's `image_b64`.
+    Png,
+    /// As the JPEG the model is shown (quality 60, long edge <= 1280).
+    Shown,
+}
+
+/// The server's answer (`frames` without their images) and each frame's encoded image.
+pub struct Answer {
+    /// The answer's entries, in Claw-Eval's order.
+    pub body: Vec<(String, Json)>,
+    /// Frame `i`'s image.
+    pub images: Vec<Vec<u8>>,
+}
 
 /// `ReadMedia`'s arguments, with Claw-Eval's defaults and pydantic's lax number parsing.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -57,6 +76,12 @@ pub struct Args {
     /// `WxH`: frames are scaled so that neither side exceeds the larger number.
     #[serde(default)]
     pub screen_size: Option<String>,
+    /// A PDF's pages: `all`, `N`, `A-B` or `A,B,C` (the server's request field).
+    #[serde(default = "all_pages")]
+    pub pdf_pages: String,
+    /// A PDF's rendering resolution (the server's request field).
+    #[serde(default = "hundred", deserialize_with = "lax_int")]
+    pub dpi: i64,
 }
 
 fn auto() -> String {
@@ -67,6 +92,12 @@ fn eight() -> i64 {
 }
 fn one() -> f64 {
     1.0
+}
+fn all_pages() -> String {
+    "all".into()
+}
+fn hundred() -> i64 {
+    100
 }
 
 fn number(v: &Value) -> Option<f64> {

@@ -1,30 +1,17 @@
-//! `ReadMedia` on a video inside the sandbox: probe, extract, encode.
+//! `ReadMedia` inside the sandbox: a video probed, its frames extracted and encoded; a picture
+//! or a PDF handed to [`image`] or the PDF answer.
 
 use clawrun_tool_protocol::{Image, Output, State};
 
-use super::{Args, Metadata, SHOWN_QUALITY, detect, job, model_text, shown, shown_size, timestamp};
+use super::{
+    Answer, Args, Keep, Metadata, SHOWN_QUALITY, detect, image, job, model_text, shown, shown_size,
+    timestamp,
+};
 use crate::extract::{self, Plan};
 use crate::ff::input::Input;
 use crate::ff::resize::resize;
 use crate::pyjson::Json;
 use crate::{encode, probe};
-
-/// How each extracted frame is kept.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Keep {
-    /// As PNG, the server's `image_b64`.
-    Png,
-    /// As the JPEG the model is shown (quality 60, long edge <= 1280).
-    Shown,
-}
-
-/// The server's answer (`frames` without their images) and each frame's encoded image.
-pub struct Answer {
-    /// The answer's entries, in Claw-Eval's order.
-    pub body: Vec<(String, Json)>,
-    /// Frame `i`'s image.
-    pub images: Vec<Vec<u8>>,
-}
 
 /// The server's answer for `args` on the file at `path`.
 pub fn answer(args: &Args, path: &str, keep: Keep) -> Result<Answer, String> {
@@ -36,11 +23,25 @@ pub fn answer(args: &Args, path: &str, keep: Keep) -> Result<Answer, String> {
         });
     }
     let kind = detect(path, &args.media_type);
-    if kind != "video" {
-        return Err(format!(
-            "ReadMedia: {kind} files are not read by the video backend (media_type '{}')",
-            args.media_type
-        ));
+    match kind.as_str() {
+        "video" => {}
+        "image" => {
+            let bytes = std::fs::read(path).map_err(|e| format!("reading {}: {e}", args.path))?;
+            return Ok(image::answer(args, path, &bytes, keep));
+        }
+        "pdf" => {
+            let bytes = std::fs::read(path).map_err(|e| format!("reading {}: {e}", args.path))?;
+            return Ok(super::pdf::answer(args, bytes, keep));
+        }
+        other => {
+            return Ok(Answer {
+                body: vec![(
+                    "error".into(),
+                    Json::Str(format!("Unsupported media type: {other}")),
+                )],
+                images: Vec::new(),
+            });
+        }
     }
     let mut input = Input::open(path).ok();
     let metadata = input

@@ -213,4 +213,26 @@ mod tests {
         fs::write(&path, b"{truncated").unwrap();
         assert_eq!(cache.get(&key), None);
     }
+
+    #[test]
+    fn an_entry_cut_at_any_byte_or_zeroed_by_a_power_loss_is_a_miss_and_is_written_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ResponseCache::new(dir.path().join("llm"));
+        let key = ResponseCache::key(Provider::OpenAi, "http://h", "m", &json!({}), Some(7));
+        let response = json!({"choices": [{"message": {"content": "hello"}}], "usage": {"n": 3}});
+        cache.put(&key, Provider::OpenAi, "m", &response).unwrap();
+        let path = cache.path(&key);
+        let whole = fs::read(&path).unwrap();
+        for cut in 0..whole.len() {
+            fs::write(&path, &whole[..cut]).unwrap();
+            assert_eq!(cache.get(&key), None, "cut at byte {cut}");
+        }
+        let mut zeroed = whole.clone();
+        zeroed[whole.len() / 3..].fill(0);
+        fs::write(&path, &zeroed).unwrap();
+        assert_eq!(cache.get(&key), None, "zeroed");
+        // Asked again, the answer replaces it.
+        cache.put(&key, Provider::OpenAi, "m", &response).unwrap();
+        assert_eq!(cache.get(&key), Some(response));
+    }
 }

@@ -225,8 +225,10 @@ impl LlmClient {
         self.stats().usage
     }
 
-    /// The JSON body this client would send for `conversation`.
+    /// The JSON body this client would send for `conversation` (its images as
+    /// [`visible`](super::images::visible) leaves them).
     pub fn request_body(&self, conversation: &Conversation) -> Value {
+        let conversation = &*super::images::visible(conversation);
         match self.inner.config.provider {
             Provider::OpenAi => openai::request_body(&self.inner.config, conversation),
             Provider::Anthropic => anthropic::request_body(&self.inner.config, conversation),

@@ -9,6 +9,7 @@ mod cache;
 mod client;
 mod config;
 mod control;
+pub mod images;
 mod io;
 mod limits;
 mod openai;

@@ -6,7 +6,6 @@
 //! the Judge phase.
 
 pub mod argv;
-mod compile_notice;
 pub mod install;
 pub mod judge_imports;
 pub mod launcher;

@@ -86,7 +86,7 @@ impl PythonRuntime {
         let cache = ComponentCache::new(&engine, cache_dir.map(Path::to_path_buf));
         // Minutes of one-off work (outside any trial's clock): said, and shown as it goes.
         let compiling = (!cache.holds(&key)).then(|| {
-            super::compile_notice::CompileNotice::start(&format!(
+            crate::compile_notice::CompileNotice::start(&format!(
                 "compiling the Python interpreter for this machine (once: a minute or more; the \
                  result is cached{})",
                 cache_dir.map_or(String::new(), |d| format!(" in {}", d.display()))

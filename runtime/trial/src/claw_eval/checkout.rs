@@ -33,6 +33,11 @@ impl Checkout {
         path.join(PACKAGE_DIR).join("__init__.py").is_file()
     }
 
+    /// Whether the folder of `suite` looks like a checkout, as [`Checkout::is_checkout`].
+    pub fn holds_checkout(suite: &Suite) -> bool {
+        suite.dir().is_file(format!("{PACKAGE_DIR}/__init__.py"))
+    }
+
     /// Opens the checkout at `path`; the error says what is missing.
     pub fn open(path: &Path) -> Result<Self> {
         if !Self::is_checkout(path) {

@@ -1,4 +1,5 @@
-//! What the terminal shows while the interpreter compiles (minutes, once per machine): the
+//! What the terminal shows while a large program compiles (the Python interpreter, the media
+//! tools: seconds to minutes, once per machine): the
 //! line saying so, then (with the `progress` feature) a spinner with the time so far, and the
 //! time it took at the end.
 

@@ -1,6 +1,7 @@
-//! The agent's system tools (`Bash`, `Read`, `Write`, `Edit`, `Glob`, `Grep`): WASI components
-//! built from `guest_tools/` and embedded in the binary, run by the sandbox over a VFS with the
-//! whole tree preopened at `/` and `/workspace` as the working root.
+//! The agent's system tools (`Bash`, `Read`, `Write`, `Edit`, `Glob`, `Grep`, `ReadMedia`): WASI
+//! components built from `guest_tools/` and embedded in the binary, run by the sandbox over a
+//! VFS with the whole tree preopened at `/` and `/workspace` as the working root; and
+//! `Download`, answered by the host ([`download`]: it decodes nothing).
 //!
 //! The host/guest contract is `guest_tools/PROTOCOL.md`: one JSON request on stdin, one JSON
 //! response on stdout (text, and images for the model: `Read` on a picture).
@@ -27,9 +28,22 @@ mod embedded {
 /// The working root of every tool call.
 pub const WORKSPACE: &str = "/workspace";
 
-/// The names of the embedded tools, in presentation order.
+pub mod download;
+
+/// The tool the host answers itself.
+pub const DOWNLOAD: &str = "Download";
+
+/// The names of the tools, in presentation order (the embedded ones, then `Download`).
 pub fn names() -> impl Iterator<Item = &'static str> {
-    embedded::EMBEDDED.iter().map(|(name, _)| *name)
+    embedded::EMBEDDED
+        .iter()
+        .map(|(name, _)| *name)
+        .chain([DOWNLOAD])
+}
+
+/// Whether `name` is one of the tools ([`names`]).
+pub fn is_tool(name: &str) -> bool {
+    names().any(|n| n == name)
 }
 
 /// The component bytes of tool `name`.
@@ -40,10 +54,9 @@ pub fn component(name: &str) -> Option<&'static [u8]> {
         .map(|(_, wasm)| *wasm)
 }
 
-/// The media component (`guest_tools/media`: ReadMedia's video backend, `ffprobe`, `ffmpeg`),
-/// embedded for the integration that will offer it; not yet one of [`names`].
+/// The media component (`guest_tools/media`): `ReadMedia`, and `ffprobe`/`ffmpeg` in Bash.
 pub fn media_component() -> &'static [u8] {
-    embedded::MEDIA
+    component("ReadMedia").expect("the media component is embedded")
 }
 
 /// State carried from one tool call to the next within a trial (Bash's cwd and exports).
@@ -101,6 +114,33 @@ pub const BASH_FUEL: u64 = 40_000_000_000;
 
 /// Bytes of a tool's stdout kept: room for one image of 5 MiB in base64 plus its envelope.
 const TOOL_STDOUT_CAP: usize = 8 << 20;
+
+/// Bytes of `ReadMedia`'s stdout kept: 64 frames shown as JPEG (long edge 1280) in base64.
+const READ_MEDIA_STDOUT_CAP: usize = 64 << 20;
+
+/// `ReadMedia`'s fuel before its frames: probing, opening the decoder, the answer.
+pub const READ_MEDIA_BASE_FUEL: u64 = 10_000_000_000;
+
+/// `ReadMedia`'s fuel per frame asked (`max_frames`): decoding the second of video up to the
+/// frame at 1 fps and encoding it; 8 frames of a 720p H.264 clip take about 3e10 in all.
+pub const READ_MEDIA_FUEL_PER_FRAME: u64 = 4_000_000_000;
+
+/// The fuel of one call of tool `name` with `args`: Bash's room for `python3`; ReadMedia's
+/// scaled with the frames it is asked for, bounded at 64 frames (the most shown per call).
+pub fn fuel_for(name: &str, args: &serde_json::Value) -> u64 {
+    match name {
+        "Bash" => BASH_FUEL,
+        "ReadMedia" => {
+            let frames = args
+                .get("max_frames")
+                .and_then(|v| v.as_f64().or_else(|| v.as_str()?.trim().parse().ok()))
+                .unwrap_or(8.0)
+                .clamp(1.0, 64.0) as u64;
+            READ_MEDIA_BASE_FUEL + frames * READ_MEDIA_FUEL_PER_FRAME
+        }
+        _ => DEFAULT_FUEL,
+    }
+}
 
 /// An image a tool returned for the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -272,7 +312,10 @@ impl Toolbox {
         env: &ToolEnv,
     ) -> Result<ToolOutcome> {
         let ToolCall { name, args, state } = call;
-        let program = self.program(sandbox, name)?;
+        let program = match name {
+            DOWNLOAD => None,
+            _ => Some(self.program(sandbox, name)?),
+        };
         let fault = env.faults.as_ref().and_then(|faults| {
             let point = clawrun_faults::point::tool(name);
             faults.decide(&Call::new(&point))
@@ -290,6 +333,23 @@ impl Toolbox {
                 fuel_used: 0,
             });
         }
+        let Some(program) = program else {
+            let answer = download::answer(args, &state.cwd, &vfs);
+            return Ok(ToolOutcome {
+                output: match fault.and_then(|f| f.kind.transform_body(answer.text.as_bytes())) {
+                    Some(damaged) => String::from_utf8_lossy(&damaged).into_owned(),
+                    None => answer.text,
+                },
+                images: Vec::new(),
+                is_error: answer.is_error,
+                exit_code: None,
+                truncated: 0,
+                limit_hit: None,
+                state: state.clone(),
+                vfs,
+                fuel_used: 0,
+            });
+        };
         let refused = vfs.refusals();
         let stdin = serde_json::to_vec(&Request { args, state })?;
         let run = sandbox.run(
@@ -303,12 +363,12 @@ impl Toolbox {
                     writable: true,
                 }],
                 seed: env.seed,
-                fuel: if name == "Bash" {
-                    BASH_FUEL
+                fuel: fuel_for(name, args),
+                stdout_cap: if name == "ReadMedia" {
+                    READ_MEDIA_STDOUT_CAP
                 } else {
-                    DEFAULT_FUEL
+                    TOOL_STDOUT_CAP
                 },
-                stdout_cap: TOOL_STDOUT_CAP,
                 python: Some(match &env.judge_imports {
                     Some(rule) => crate::python::judge_launcher(rule.clone()),
                     None => crate::python::launcher(),
