@@ -329,7 +329,7 @@ fn synced(log: &Path) -> BTreeMap<String, u64> {
 fn a_power_loss_keeping_only_what_was_synced_resumes_to_the_uninterrupted_run() {
     let base = baseline(1);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let (mut stopped, mut durable_records) = (0, 0);
+    let (mut stopped, mut durable_records, mut set_aside) = (0, 0, 0);
     // After each batch of journal lines is written, and right after the packs' sync and the
     // journal's (the last, at the run's end, syncs every line).
     let specs = (1..=7)
@@ -396,6 +396,20 @@ fn a_power_loss_keeping_only_what_was_synced_resumes_to_the_uninterrupted_run() 
         }
         resume(&out, 1);
         assert_same_run(&out, base.path(), &format!("power loss at {spec}"));
+        // Lines set aside from the journal are kept for people, never read as a journal.
+        if out.join("journal.damaged.jsonl").is_file() {
+            set_aside += 1;
+            let o = Command::new(env!("CARGO_BIN_EXE_clawrun"))
+                .args(["report", "--json"])
+                .arg(&out)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                o.status.success() && !err.contains("damaged.jsonl"),
+                "power loss at {spec}: {err}"
+            );
+        }
     }
     assert!(
         stopped >= 3,
@@ -404,6 +418,10 @@ fn a_power_loss_keeping_only_what_was_synced_resumes_to_the_uninterrupted_run() 
     assert!(
         durable_records > 0,
         "no record was ever synced before a crash"
+    );
+    assert!(
+        set_aside > 0,
+        "no power loss left journal lines to set aside"
     );
 }
 

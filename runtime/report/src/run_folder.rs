@@ -107,9 +107,25 @@ fn files_named(run: &Path, prefix: &str) -> Result<Vec<PathBuf>, RunFolderError>
     Ok(out)
 }
 
+/// How the file that keeps the lines a crash damaged, moved out of a journal, ends
+/// (`journal.damaged.jsonl`, `journal.shard-0-of-2.damaged.jsonl`): kept for people, never read
+/// as a journal.
+pub const DAMAGED_SUFFIX: &str = ".damaged.jsonl";
+
+/// Whether `name` is the file name of a journal: `journal.jsonl` or a shard's
+/// `journal.shard-I-of-N.jsonl`, not the lines set aside from one ([`DAMAGED_SUFFIX`]).
+pub fn is_journal_name(name: &str) -> bool {
+    name.starts_with("journal") && name.ends_with(".jsonl") && !name.ends_with(DAMAGED_SUFFIX)
+}
+
 /// The journals of a run folder: `journal.jsonl` and the shards' `journal.shard-*.jsonl`.
 pub fn journals(run: &Path) -> Result<Vec<PathBuf>, RunFolderError> {
-    let out = files_named(run, "journal")?;
+    let mut out = files_named(run, "journal")?;
+    out.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(is_journal_name)
+    });
     if out.is_empty() {
         return Err(RunFolderError::NoJournal {
             folder: run.to_path_buf(),
@@ -384,6 +400,25 @@ mod tests {
             e.to_string().contains("run.json: not a run manifest"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn lines_set_aside_from_a_journal_are_not_read_as_one() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "journal.jsonl",
+            "journal.damaged.jsonl",
+            "journal.shard-0-of-2.jsonl",
+            "journal.shard-0-of-2.damaged.jsonl",
+        ] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let names: Vec<String> = journals(dir.path())
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["journal.jsonl", "journal.shard-0-of-2.jsonl"]);
     }
 
     #[test]

@@ -148,13 +148,17 @@ pub fn latest_statuses(path: &Path) -> Result<BTreeMap<String, BTreeMap<u32, Sta
 }
 
 /// The file beside journal `path` that keeps the lines a repair took out of it
-/// (`journal.damaged.jsonl`, `journal.shard-0-of-2.damaged.jsonl`).
+/// (`journal.damaged.jsonl`, `journal.shard-0-of-2.damaged.jsonl`); no reader takes it for a
+/// journal ([`clawrun_report::run_folder::is_journal_name`]).
 pub fn damaged_path(path: &Path) -> PathBuf {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!("{stem}.damaged.jsonl"))
+    path.with_file_name(format!(
+        "{stem}{}",
+        clawrun_report::run_folder::DAMAGED_SUFFIX
+    ))
 }
 
 /// Takes the damaged lines of the journal at `path` out of it: they are appended, as found,
@@ -330,7 +334,7 @@ pub fn run_journals(dir: &Path) -> Vec<PathBuf> {
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("journal") && n.ends_with(".jsonl"))
+                .is_some_and(clawrun_report::run_folder::is_journal_name)
         })
         .collect();
     out.sort();
@@ -367,6 +371,20 @@ mod tests {
         journal.append(&records[0]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, format!("{whole}\n{whole}\n"));
+    }
+
+    #[test]
+    fn a_run_folders_journals_leave_out_the_lines_set_aside_from_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("journal.jsonl");
+        for path in [journal.clone(), damaged_path(&journal)] {
+            std::fs::write(path, "").unwrap();
+        }
+        assert_eq!(
+            damaged_path(&journal),
+            dir.path().join("journal.damaged.jsonl")
+        );
+        assert_eq!(run_journals(dir.path()), [journal]);
     }
 
     #[test]
